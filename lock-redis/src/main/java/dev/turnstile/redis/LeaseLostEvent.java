@@ -1,0 +1,27 @@
+package dev.turnstile.redis;
+
+import java.time.Duration;
+
+/**
+ * What a {@link LeaseListener} hears.
+ *
+ * @param kind {@code "lock"} or {@code "semaphore"}
+ * @param name the lock or semaphore name
+ * @param fencingToken the lost lease's fencing token
+ * @param reason how the lease was lost
+ * @param overdue how long past the lease's local deadline the loss was detected (zero if before)
+ */
+public record LeaseLostEvent(String kind, String name, long fencingToken, Reason reason, Duration overdue) {
+
+    /** How a lease was lost. */
+    public enum Reason {
+        /** A fixed lease time ran out before the owner released. */
+        LEASE_ELAPSED,
+        /** The grant was gone from Redis when renewed or extended (expired, or deleted by an operator). */
+        EXPIRED_IN_REDIS,
+        /** Another owner held the name when this owner renewed or extended. */
+        TAKEN_OVER,
+        /** Redis could not be reached to renew the lease before its deadline. */
+        RENEWAL_FAILED
+    }
+}

@@ -1,0 +1,53 @@
+package dev.turnstile.redis;
+
+import dev.turnstile.redis.support.Durations;
+import java.time.Duration;
+
+/**
+ * A lock was not acquired within its wait time, or the wait was interrupted. Contention is
+ * expected, so this exception has no stack trace.
+ */
+public final class LockAcquisitionException extends TurnstileException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String lockName;
+    private final Duration waited;
+
+    private LockAcquisitionException(String message, String lockName, Duration waited) {
+        super(message);
+        this.lockName = lockName;
+        this.waited = waited;
+    }
+
+    /**
+     * The lock stayed held by another owner for the whole wait: {@code Could not acquire lock
+     * 'item:42' within 5s}.
+     */
+    public static LockAcquisitionException of(String lockName, Duration waited) {
+        return new LockAcquisitionException(
+                "Could not acquire lock '" + lockName + "' within " + Durations.format(waited)
+                        + ": another owner holds it. Wait longer, or treat this as 'busy, try later'.",
+                lockName,
+                waited);
+    }
+
+    /** The waiting thread was interrupted; its interrupt flag is still set. */
+    public static LockAcquisitionException interrupted(String lockName, Duration waited) {
+        return new LockAcquisitionException(
+                "Interrupted after waiting " + Durations.format(waited) + " for lock '" + lockName
+                        + "'; the lock was not taken",
+                lockName,
+                waited);
+    }
+
+    /** Returns the name of the lock (for a multi-key lock, the key that could not be taken). */
+    public String lockName() {
+        return this.lockName;
+    }
+
+    /** Returns how long the caller waited. */
+    public Duration waited() {
+        return this.waited;
+    }
+}

@@ -1,0 +1,149 @@
+package dev.turnstile.redis;
+
+import dev.turnstile.redis.lock.Locks;
+import dev.turnstile.redis.lock.RedisLock;
+import dev.turnstile.redis.support.Arguments;
+import dev.turnstile.redis.support.TurnstileRuntime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Entry point: hands out locks and semaphores that live in one Redis deployment.
+ *
+ * <pre>{@code
+ * Turnstile turnstile = Turnstile.builder(new JedisPooled("localhost", 6379))
+ *         .keyPrefix("turnstile")
+ *         .defaultLease(Duration.ofSeconds(30))
+ *         .build();
+ *
+ * try (Lease lease = turnstile.lock("item:42").acquire(Duration.ofSeconds(5), null)) {
+ *     // only one process in the whole deployment runs this at a time
+ * }
+ * }</pre>
+ *
+ * <p>One instance per application is enough: it owns the watchdog thread and the one pub/sub
+ * connection that wakes waiters. It is thread-safe. {@link #close()} stops renewing (held leases
+ * then expire after their lease time) and closes the pub/sub connection; it does not close the
+ * Jedis client, which belongs to the caller.
+ */
+public final class Turnstile implements AutoCloseable {
+
+    private final TurnstileRuntime runtime;
+    private final Locks locks;
+
+    private Turnstile(Builder builder) {
+        this.runtime = new TurnstileRuntime(
+                builder.redis,
+                builder.keyPrefix,
+                builder.defaultLease,
+                builder.fenceRetention,
+                builder.watchdogThreads,
+                builder.listeners);
+        this.locks = new Locks(this.runtime);
+    }
+
+    /**
+     * Starts a builder over a Jedis client: {@code JedisPooled} for one server, {@code
+     * JedisSentineled} for Sentinel, {@code JedisCluster} for a cluster.
+     */
+    public static Builder builder(UnifiedJedis redis) {
+        return new Builder(Objects.requireNonNull(redis, "'redis' must not be null"));
+    }
+
+    /**
+     * Returns the lock on {@code name}.
+     *
+     * @throws IllegalArgumentException if {@code name} is null or blank
+     */
+    public RedisLock lock(String name) {
+        return this.locks.lock(List.of(Arguments.requireName(name, "name")));
+    }
+
+    /**
+     * Returns one lock over all {@code names}: acquired all-or-nothing, in sorted order.
+     *
+     * @throws IllegalArgumentException if there is no name, or one is null or blank
+     */
+    public RedisLock lock(Collection<String> names) {
+        return this.locks.lock(names);
+    }
+
+    /** Returns the shared runtime; for the other Turnstile modules, not an API. */
+    public TurnstileRuntime runtime() {
+        return this.runtime;
+    }
+
+    @Override
+    public void close() {
+        this.runtime.close();
+    }
+
+    /** Options of a {@link Turnstile}; every one has a default. */
+    public static final class Builder {
+
+        private final UnifiedJedis redis;
+        private String keyPrefix = "turnstile";
+        private Duration defaultLease = Duration.ofSeconds(30);
+        private Duration fenceRetention = Duration.ofDays(7);
+        private int watchdogThreads = 1;
+        private final List<LeaseListener> listeners = new ArrayList<>();
+
+        private Builder(UnifiedJedis redis) {
+            this.redis = redis;
+        }
+
+        /** Namespace of every key, {@code "turnstile"} by default; no trailing colon. */
+        public Builder keyPrefix(String keyPrefix) {
+            Arguments.requireName(keyPrefix, "keyPrefix");
+            if (keyPrefix.endsWith(":") || keyPrefix.contains("{") || keyPrefix.contains("}")) {
+                throw new IllegalArgumentException(
+                        "'keyPrefix' must not end with ':' or contain braces but was '" + keyPrefix + "'");
+            }
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /**
+         * Lease used when an acquire gives none; such leases are renewed by the watchdog at a third
+         * of this time until released. 30 s by default: a crashed holder blocks others this long.
+         */
+        public Builder defaultLease(Duration defaultLease) {
+            this.defaultLease = Arguments.requirePositive(defaultLease, "defaultLease");
+            return this;
+        }
+
+        /**
+         * How long a fencing counter is kept after its name was last acquired, 7 days by default.
+         * Tokens keep increasing after it expires, as long as the Redis server's clock does not
+         * step back by more than this.
+         */
+        public Builder fenceRetention(Duration fenceRetention) {
+            this.fenceRetention = Arguments.requirePositive(fenceRetention, "fenceRetention");
+            return this;
+        }
+
+        /** Threads of the watchdog scheduler, 1 by default; more only for many thousands of leases. */
+        public Builder watchdogThreads(int watchdogThreads) {
+            if (watchdogThreads < 1) {
+                throw new IllegalArgumentException("'watchdogThreads' must be at least 1 but was " + watchdogThreads);
+            }
+            this.watchdogThreads = watchdogThreads;
+            return this;
+        }
+
+        /** Adds a listener that hears every lost lease of this instance. */
+        public Builder listener(LeaseListener listener) {
+            this.listeners.add(Objects.requireNonNull(listener, "'listener' must not be null"));
+            return this;
+        }
+
+        /** Builds the instance; no Redis call is made until the first acquire. */
+        public Turnstile build() {
+            return new Turnstile(this);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.turnstile.redis.lock;
+
+import dev.turnstile.redis.support.LuaScript;
+
+/** The lock's Lua scripts. Time comes from the server ({@code TIME}), never from a client. */
+final class LockScripts {
+
+    private LockScripts() {}
+
+    /**
+     * KEYS: lock, fence. ARGV: owner token, lease ms, fence retention ms. Returns {@code {1,
+     * fencing token}} when acquired, else {@code {0, pttl of the holder}}.
+     *
+     * <p>The lock key is created with its TTL in one command, so it can never exist without one.
+     * The fencing token is the previous token plus one, but never below the server's clock in
+     * microseconds: the counter can then expire after a long idle period (no key per name lives
+     * forever) and still never go backwards, as long as the server clock does not step back by
+     * more than the retention.
+     */
+    static final LuaScript ACQUIRE = LuaScript.of("""
+            if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+              local now = redis.call('TIME')
+              local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
+              local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, floor)
+              redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
+              return {1, token}
+            end
+            return {0, redis.call('PTTL', KEYS[1])}
+            """);
+
+    /**
+     * KEYS: lock. ARGV: owner token, release channel. Deletes the lock only if this owner holds it
+     * and publishes the release. Returns -1 if not the owner, else the number of subscribers told.
+     */
+    static final LuaScript RELEASE = LuaScript.of("""
+            if redis.call('GET', KEYS[1]) == ARGV[1] then
+              redis.call('DEL', KEYS[1])
+              return redis.call('PUBLISH', ARGV[2], 'free')
+            end
+            return -1
+            """);
+
+    /**
+     * KEYS: lock. ARGV: owner token, lease ms. Sets the TTL only if this owner holds the lock; never
+     * re-creates it. Returns 1 renewed, 0 gone, -1 held by another owner.
+     */
+    static final LuaScript RENEW = LuaScript.of("""
+            local holder = redis.call('GET', KEYS[1])
+            if holder == ARGV[1] then
+              redis.call('PEXPIRE', KEYS[1], ARGV[2])
+              return 1
+            end
+            if holder then
+              return -1
+            end
+            return 0
+            """);
+}

@@ -1,0 +1,41 @@
+package dev.turnstile.redis.lock;
+
+import dev.turnstile.redis.support.Arguments;
+import dev.turnstile.redis.support.TurnstileRuntime;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Makes {@link RedisLock} handles that share one runtime and one local queue per name. Internal:
+ * {@code Turnstile} owns one; use {@code Turnstile.lock(...)}.
+ */
+public final class Locks {
+
+    private final TurnstileRuntime runtime;
+    private final LocalGates gates = new LocalGates();
+
+    /** Creates the factory over {@code runtime}. */
+    public Locks(TurnstileRuntime runtime) {
+        this.runtime = runtime;
+    }
+
+    /**
+     * Returns a lock on {@code names} (duplicates ignored).
+     *
+     * @throws IllegalArgumentException if there is no name, or one is null or blank
+     */
+    public RedisLock lock(Collection<String> names) {
+        if (names == null || names.isEmpty()) {
+            throw new IllegalArgumentException("'names' must hold at least one lock name but was " + names);
+        }
+        for (String name : names) {
+            Arguments.requireName(name, "name");
+        }
+        return new RedisLock(this.runtime, this.gates, List.copyOf(names));
+    }
+
+    /** Returns the number of names that threads of this process hold or queue for (for tests). */
+    public int localQueues() {
+        return this.gates.size();
+    }
+}

@@ -1,0 +1,220 @@
+package dev.turnstile.redis.lock;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LockAcquisitionException;
+import dev.turnstile.redis.RedisUnavailableException;
+import dev.turnstile.redis.support.Arguments;
+import dev.turnstile.redis.support.TurnstileRuntime;
+import dev.turnstile.redis.support.WaitLoop;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A distributed lock on one name, or on several names at once (all-or-nothing). Obtain it from
+ * {@code Turnstile.lock(...)}; it is a cheap, stateless handle, safe to share between threads and
+ * to create per call.
+ *
+ * <p>Acquiring is one Lua script ({@code SET NX PX} plus the fencing counter): the lock key never
+ * exists without a time to live. A waiter sleeps until a release is published (or a bounded,
+ * jittered backoff elapses) instead of polling Redis. Threads of one process that want the same
+ * name queue locally, so only one of them contends in Redis.
+ *
+ * <p>Several names are taken one by one in sorted order within one shared wait, and the ones
+ * already taken are released if a later one cannot be: two callers locking the same names in
+ * different orders never deadlock.
+ *
+ * <p>{@code leaseTime == null} means the default lease (30 s unless configured), renewed by the
+ * watchdog at a third of its time until the lease is released; a given lease time is not renewed.
+ */
+public final class RedisLock {
+
+    private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    private final TurnstileRuntime runtime;
+    private final LocalGates gates;
+    private final List<String> names;
+
+    RedisLock(TurnstileRuntime runtime, LocalGates gates, List<String> names) {
+        this.runtime = runtime;
+        this.gates = gates;
+        this.names = List.copyOf(new TreeSet<>(names));
+    }
+
+    /** Returns the names this lock covers, sorted. */
+    public List<String> names() {
+        return this.names;
+    }
+
+    /**
+     * Tries once, without waiting, with the default, watchdog-renewed lease.
+     *
+     * @return the lease, or empty if another owner holds the lock
+     * @throws RedisUnavailableException if Redis cannot be reached
+     */
+    public Optional<Lease> tryAcquire() {
+        return tryAcquire(Duration.ZERO, null);
+    }
+
+    /**
+     * Acquires the lock, waiting up to {@code wait}.
+     *
+     * @param wait how long to wait for the lock; zero tries once
+     * @param leaseTime how long the lease lasts without renewal; null for the default lease,
+     *     renewed by the watchdog until released
+     * @return the lease, or empty if the wait passed
+     * @throws IllegalArgumentException if {@code wait} is negative or {@code leaseTime} is not
+     *     positive
+     * @throws LockAcquisitionException if the thread is interrupted while waiting (its interrupt
+     *     flag stays set); a grant that raced the interrupt is released
+     * @throws RedisUnavailableException if Redis cannot be reached; a grant that may have been
+     *     made by a call that timed out is released
+     */
+    public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
+        Arguments.requireNonNegative(wait, "wait");
+        if (leaseTime != null) {
+            Arguments.requirePositive(leaseTime, "leaseTime");
+        }
+        long start = System.nanoTime();
+        long deadline = start + wait.toNanos();
+        List<Lease> taken = new ArrayList<>(this.names.size());
+        try {
+            for (String name : this.names) {
+                Optional<Lease> lease = acquireOne(name, start, deadline, leaseTime);
+                if (lease.isEmpty()) {
+                    releaseAll(taken);
+                    return Optional.empty();
+                }
+                taken.add(lease.get());
+            }
+        } catch (RuntimeException e) {
+            releaseAll(taken);
+            throw e;
+        }
+        return Optional.of(taken.size() == 1 ? taken.get(0) : new MultiLease(taken));
+    }
+
+    /**
+     * Acquires the lock like {@link #tryAcquire(Duration, Duration)}, but throws when the wait
+     * passes.
+     *
+     * @throws LockAcquisitionException if the lock stayed held for the whole wait, naming the lock
+     *     and the time waited
+     */
+    public Lease acquire(Duration wait, @Nullable Duration leaseTime) {
+        long start = System.nanoTime();
+        return tryAcquire(wait, leaseTime)
+                .orElseThrow(() -> LockAcquisitionException.of(
+                        String.join(",", this.names), Duration.ofNanos(System.nanoTime() - start)));
+    }
+
+    /**
+     * Returns whether any owner holds any of this lock's names right now (one Redis read; the
+     * answer may be stale by the time it is used).
+     */
+    public boolean isLocked() {
+        for (String name : this.names) {
+            String key = this.runtime.keys().lock(name);
+            Boolean exists = this.runtime.call("read lock '" + name + "'", redis -> redis.exists(key));
+            if (exists) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
+        LocalGates.Gate gate;
+        try {
+            gate = this.gates.enter(name, deadline);
+        } catch (InterruptedException e) {
+            throw interrupted(name, start);
+        }
+        if (gate == null) {
+            return Optional.empty();
+        }
+        LockLease lease;
+        try {
+            long courtesy = gate.takeYield() ? Math.min(COURTESY_NANOS, deadline - System.nanoTime()) : 0;
+            lease = WaitLoop.acquire(
+                    this.runtime.signals(),
+                    this.runtime.keys().lockChannel(name),
+                    deadline,
+                    courtesy,
+                    () -> attempt(name, leaseTime, gate));
+        } catch (InterruptedException e) {
+            gate.exit(-1);
+            throw interrupted(name, start);
+        } catch (RuntimeException e) {
+            gate.exit(-1);
+            throw e;
+        }
+        if (lease == null) {
+            gate.exit(-1);
+            return Optional.empty();
+        }
+        lease.start(); // from here on the lease owns the gate and leaves it when it ends
+        if (Thread.currentThread().isInterrupted()) {
+            lease.close();
+            throw interrupted(name, start);
+        }
+        return Optional.of(lease);
+    }
+
+    private WaitLoop.Outcome<LockLease> attempt(String name, @Nullable Duration leaseTime, LocalGates.Gate gate) {
+        Duration lease = leaseTime != null ? leaseTime : this.runtime.defaultLease();
+        String owner = this.runtime.newOwnerToken();
+        String key = this.runtime.keys().lock(name);
+        long sent = System.nanoTime();
+        List<?> reply;
+        try {
+            reply = (List<?>) this.runtime.eval(
+                    LockScripts.ACQUIRE,
+                    "acquire lock '" + name + "'",
+                    List.of(key, this.runtime.keys().lockFence(name)),
+                    List.of(
+                            owner,
+                            Long.toString(lease.toMillis()),
+                            Long.toString(this.runtime.fenceRetention().toMillis())));
+        } catch (RedisUnavailableException e) {
+            releaseQuietly(name, key, owner);
+            throw e;
+        }
+        long status = (Long) reply.get(0);
+        long value = (Long) reply.get(1);
+        if (status == 1) {
+            return WaitLoop.Outcome.granted(
+                    new LockLease(this.runtime, name, owner, value, lease, leaseTime == null, sent, gate));
+        }
+        return WaitLoop.Outcome.busy(value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0);
+    }
+
+    /** The call may have reached Redis before it failed: free what it may have granted, if we can. */
+    private void releaseQuietly(String name, String key, String owner) {
+        try {
+            LockLease.release(this.runtime, name, key, this.runtime.keys().lockChannel(name), owner);
+        } catch (RuntimeException ignored) {
+            // still unreachable: the grant, if any, expires by its own TTL
+        }
+    }
+
+    private static void releaseAll(List<Lease> taken) {
+        for (int i = taken.size() - 1; i >= 0; i--) {
+            taken.get(i).close();
+        }
+    }
+
+    private LockAcquisitionException interrupted(String name, long start) {
+        Thread.currentThread().interrupt();
+        return LockAcquisitionException.interrupted(name, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLock" + this.names;
+    }
+}

@@ -1,0 +1,38 @@
+package dev.turnstile.redis.support;
+
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/** Checks of caller input; each failure names the argument and quotes the value. */
+public final class Arguments {
+
+    private Arguments() {}
+
+    /** Returns {@code name} if it has a non-blank character. */
+    public static String requireName(@Nullable String name, String what) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException(
+                    "'" + what + "' must not be null or blank but was " + (name == null ? "null" : "'" + name + "'"));
+        }
+        return name;
+    }
+
+    /** Returns {@code duration} if it is greater than zero. */
+    public static Duration requirePositive(@Nullable Duration duration, String what) {
+        if (duration == null || duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException("'" + what + "' must be positive but was " + duration);
+        }
+        if (duration.toMillis() < 1) {
+            throw new IllegalArgumentException("'" + what + "' must be at least 1ms but was " + duration);
+        }
+        return duration;
+    }
+
+    /** Returns {@code duration} if it is zero or greater. */
+    public static Duration requireNonNegative(@Nullable Duration duration, String what) {
+        if (duration == null || duration.isNegative()) {
+            throw new IllegalArgumentException("'" + what + "' must be zero or positive but was " + duration);
+        }
+        return duration;
+    }
+}

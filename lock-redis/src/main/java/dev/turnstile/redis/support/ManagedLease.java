@@ -1,0 +1,336 @@
+package dev.turnstile.redis.support;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseListener;
+import dev.turnstile.redis.LeaseLostEvent;
+import dev.turnstile.redis.LeaseLostEvent.Reason;
+import dev.turnstile.redis.LockLostException;
+import dev.turnstile.redis.TurnstileException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The state machine of one lease on one name, shared by locks and semaphore permits: the local
+ * deadline, watchdog renewal, owner-checked extension and release, loss detection and listeners.
+ * Subclasses only say how to renew and release in Redis.
+ *
+ * <p>States: held, then either released (by the owner) or lost (found gone, taken over, or past
+ * its deadline). Both are final; after either, {@link #isHeld()} is false and nothing renews the
+ * lease again. Loss is reported exactly once, to the runtime's listeners and the lease's own.
+ */
+public abstract class ManagedLease implements Lease {
+
+    private static final Logger log = LoggerFactory.getLogger(ManagedLease.class);
+    private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** What an owner-checked renewal found in Redis. */
+    public enum RenewalOutcome {
+        /** The grant was ours and its time to live is now the new lease time. */
+        RENEWED,
+        /** The grant no longer exists. */
+        GONE,
+        /** Another owner holds the name. */
+        TAKEN_OVER
+    }
+
+    /** The shared runtime. */
+    protected final TurnstileRuntime runtime;
+
+    private final String kind;
+    private final String name;
+    private final long fencingToken;
+    private final boolean renewedByWatchdog;
+    private final Object monitor = new Object();
+    private final Object releaseMonitor = new Object();
+    private final List<LeaseListener> listeners = new ArrayList<>();
+    private volatile Duration leaseTime;
+    private volatile long deadlineNanos;
+    private volatile boolean ended;
+    private @Nullable LeaseLostEvent lostEvent;
+    private @Nullable ScheduledFuture<?> timer;
+    private boolean releasedInRedis;
+    private boolean endHookRun;
+
+    /**
+     * @param sentNanos {@link System#nanoTime()} taken before the acquire request was sent: the
+     *     local deadline counts from there, so it never outlives the grant in Redis
+     */
+    protected ManagedLease(
+            TurnstileRuntime runtime,
+            String kind,
+            String name,
+            long fencingToken,
+            Duration leaseTime,
+            boolean renewedByWatchdog,
+            long sentNanos) {
+        this.runtime = runtime;
+        this.kind = kind;
+        this.name = name;
+        this.fencingToken = fencingToken;
+        this.leaseTime = leaseTime;
+        this.renewedByWatchdog = renewedByWatchdog;
+        this.deadlineNanos = sentNanos + leaseTime.toNanos();
+    }
+
+    /** Renews the grant in Redis for {@code leaseTime}, if this owner still holds it. */
+    protected abstract RenewalOutcome renewInRedis(Duration leaseTime);
+
+    /**
+     * Releases the grant in Redis if this owner holds it.
+     *
+     * @return -1 if this owner did not hold it, else the number of other waiting processes told
+     */
+    protected abstract long releaseInRedis();
+
+    /**
+     * Called once when the lease ends locally (release requested or loss), before listeners run.
+     *
+     * @param waitersElsewhere waiting processes told of the release; -1 if unknown or on loss
+     */
+    protected void ended(long waitersElsewhere) {}
+
+    /** Starts the watchdog renewal or the expiry check; call once, right after construction. */
+    public final void start() {
+        synchronized (this.monitor) {
+            scheduleTimer(this.renewedByWatchdog ? this.leaseTime.toNanos() / 3 : untilDeadline());
+        }
+    }
+
+    @Override
+    public final String name() {
+        return this.name;
+    }
+
+    @Override
+    public final List<String> names() {
+        return List.of(this.name);
+    }
+
+    @Override
+    public final long fencingToken() {
+        return this.fencingToken;
+    }
+
+    @Override
+    public final Map<String, Long> fencingTokens() {
+        return Map.of(this.name, this.fencingToken);
+    }
+
+    @Override
+    public final boolean isHeld() {
+        return !this.ended && System.nanoTime() < this.deadlineNanos;
+    }
+
+    @Override
+    public final Duration remaining() {
+        return isHeld() ? Duration.ofNanos(Math.max(0, untilDeadline())) : Duration.ZERO;
+    }
+
+    /** Returns whether the watchdog renews this lease. */
+    public final boolean isRenewedByWatchdog() {
+        return this.renewedByWatchdog;
+    }
+
+    @Override
+    public final void extend(Duration newLeaseTime) {
+        Arguments.requirePositive(newLeaseTime, "leaseTime");
+        if (!isHeld()) {
+            markLost(this.renewedByWatchdog ? Reason.RENEWAL_FAILED : Reason.LEASE_ELAPSED);
+            throw lostException(this.ended && this.lostEvent == null ? "it was released" : "its lease ran out");
+        }
+        long sent = System.nanoTime();
+        RenewalOutcome outcome = renewInRedis(newLeaseTime);
+        if (outcome != RenewalOutcome.RENEWED) {
+            markLost(outcome == RenewalOutcome.GONE ? Reason.EXPIRED_IN_REDIS : Reason.TAKEN_OVER);
+            throw lostException(outcome == RenewalOutcome.GONE ? "it expired in Redis" : "another owner holds it");
+        }
+        synchronized (this.monitor) {
+            if (!this.ended) {
+                this.leaseTime = newLeaseTime;
+                this.deadlineNanos = sent + newLeaseTime.toNanos();
+                cancelTimer();
+                scheduleTimer(this.renewedByWatchdog ? newLeaseTime.toNanos() / 3 : untilDeadline());
+            }
+        }
+    }
+
+    @Override
+    public final boolean release() {
+        synchronized (this.releaseMonitor) {
+            if (this.releasedInRedis) {
+                return false;
+            }
+            synchronized (this.monitor) {
+                this.ended = true;
+                cancelTimer();
+            }
+            long result;
+            try {
+                result = releaseInRedis();
+            } catch (TurnstileException e) {
+                runEndHook(-1);
+                throw e;
+            }
+            this.releasedInRedis = true;
+            runEndHook(result);
+            return result >= 0;
+        }
+    }
+
+    /** Releases like {@link #release()}, but logs instead of throwing when Redis is unreachable. */
+    @Override
+    public final void close() {
+        try {
+            release();
+        } catch (TurnstileException e) {
+            log.warn(
+                    "Could not release {} '{}': {}. It expires in Redis within its lease of {}.",
+                    this.kind,
+                    this.name,
+                    e.getMessage(),
+                    Durations.format(this.leaseTime));
+        }
+    }
+
+    @Override
+    public final void onLost(LeaseListener listener) {
+        LeaseLostEvent event;
+        synchronized (this.monitor) {
+            event = this.lostEvent;
+            if (event == null) {
+                this.listeners.add(listener);
+                return;
+            }
+        }
+        TurnstileRuntime.notifySafely(listener, event);
+    }
+
+    @Override
+    public String toString() {
+        return this.kind + " lease '" + this.name + "' (fencing token " + this.fencingToken + ", "
+                + (isHeld() ? "held" : "not held") + ")";
+    }
+
+    /** Marks the lease lost (if it was still held and not released) and tells every listener. */
+    protected final void markLost(Reason reason) {
+        LeaseLostEvent event;
+        List<LeaseListener> toNotify;
+        synchronized (this.monitor) {
+            if (this.ended) {
+                return;
+            }
+            this.ended = true;
+            cancelTimer();
+            Duration overdue = Duration.ofNanos(Math.max(0, -untilDeadline()));
+            event = new LeaseLostEvent(this.kind, this.name, this.fencingToken, reason, overdue);
+            this.lostEvent = event;
+            toNotify = List.copyOf(this.listeners);
+            this.listeners.clear();
+        }
+        log.warn(
+                "Lost {} '{}' (fencing token {}): {}, detected {} after its deadline",
+                this.kind,
+                this.name,
+                this.fencingToken,
+                reason,
+                Durations.format(event.overdue()));
+        runEndHook(-1);
+        this.runtime.publishLoss(event);
+        toNotify.forEach(listener -> TurnstileRuntime.notifySafely(listener, event));
+    }
+
+    private LockLostException lostException(String why) {
+        return LockLostException.of(this.kind, this.name, why);
+    }
+
+    private void onTimer() {
+        try {
+            if (this.ended) {
+                return;
+            }
+            if (untilDeadline() <= 0) {
+                markLost(this.renewedByWatchdog ? Reason.RENEWAL_FAILED : Reason.LEASE_ELAPSED);
+            } else if (this.renewedByWatchdog) {
+                renew();
+            } else {
+                synchronized (this.monitor) {
+                    scheduleTimer(untilDeadline());
+                }
+            }
+        } catch (RuntimeException e) {
+            // Never let the renewal chain die silently: retry, and the deadline still applies.
+            log.error("Unexpected failure renewing {} '{}'", this.kind, this.name, e);
+            synchronized (this.monitor) {
+                scheduleTimer(retryDelay());
+            }
+        }
+    }
+
+    private void renew() {
+        long sent = System.nanoTime();
+        Duration renewal = this.leaseTime;
+        RenewalOutcome outcome;
+        try {
+            outcome = renewInRedis(renewal);
+        } catch (TurnstileException e) {
+            log.debug(
+                    "Could not renew {} '{}' ({}); retrying before its deadline", this.kind, this.name, e.getMessage());
+            synchronized (this.monitor) {
+                scheduleTimer(retryDelay());
+            }
+            return;
+        }
+        switch (outcome) {
+            case RENEWED -> {
+                synchronized (this.monitor) {
+                    if (!this.ended) {
+                        this.deadlineNanos = sent + renewal.toNanos();
+                        scheduleTimer(renewal.toNanos() / 3);
+                    }
+                }
+            }
+            case GONE -> markLost(Reason.EXPIRED_IN_REDIS);
+            case TAKEN_OVER -> markLost(Reason.TAKEN_OVER);
+        }
+    }
+
+    private long retryDelay() {
+        long tenth = this.leaseTime.toNanos() / 10;
+        return Math.min(Math.max(MIN_RETRY_NANOS, Math.min(tenth, MAX_RETRY_NANOS)), Math.max(0, untilDeadline()));
+    }
+
+    private long untilDeadline() {
+        return this.deadlineNanos - System.nanoTime();
+    }
+
+    private void scheduleTimer(long delayNanos) {
+        if (!this.ended && this.runtime.watchdog().isRunning()) {
+            this.timer = this.runtime.watchdog().schedule(this::onTimer, delayNanos);
+        }
+    }
+
+    private void cancelTimer() {
+        if (this.timer != null) {
+            this.timer.cancel(false);
+            this.timer = null;
+        }
+    }
+
+    private void runEndHook(long waitersElsewhere) {
+        synchronized (this.monitor) {
+            if (this.endHookRun) {
+                return;
+            }
+            this.endHookRun = true;
+        }
+        ended(waitersElsewhere);
+    }
+}

@@ -1,0 +1,46 @@
+package dev.turnstile.redis.support;
+
+import dev.turnstile.redis.RedisUnavailableException;
+import dev.turnstile.redis.TurnstileException;
+import redis.clients.jedis.exceptions.JedisClusterOperationException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/** Translates Jedis exceptions into Turnstile's at the boundary, keeping the cause. */
+public final class RedisErrors {
+
+    private RedisErrors() {}
+
+    /**
+     * Returns the exception to throw for {@code cause}, raised while doing {@code operation} (e.g.
+     * {@code "acquire lock 'item:42'"}).
+     */
+    public static TurnstileException translate(JedisException cause, String operation) {
+        if (isUnavailable(cause)) {
+            return new RedisUnavailableException(
+                    "Redis unavailable while trying to " + operation + ": " + cause.getMessage()
+                            + ". Check that Redis is up and reachable; the socket timeout of the Jedis"
+                            + " client bounds how long a call waits.",
+                    cause);
+        }
+        return new TurnstileException("Redis rejected the command to " + operation + ": " + cause.getMessage(), cause);
+    }
+
+    /** Whether {@code cause} means "Redis is not there or not ready", as opposed to a bad command. */
+    public static boolean isUnavailable(JedisException cause) {
+        if (cause instanceof JedisConnectionException || cause instanceof JedisClusterOperationException) {
+            return true;
+        }
+        if (cause instanceof JedisDataException) {
+            String message = String.valueOf(cause.getMessage());
+            return message.startsWith("READONLY")
+                    || message.startsWith("LOADING")
+                    || message.startsWith("MASTERDOWN")
+                    || message.startsWith("CLUSTERDOWN")
+                    || message.startsWith("TRYAGAIN")
+                    || message.startsWith("BUSY");
+        }
+        return cause.getCause() instanceof java.io.IOException;
+    }
+}

@@ -1,0 +1,260 @@
+package dev.turnstile.redis.support;
+
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * Wakes waiters when a lock or permit is released, through one shared pub/sub connection per
+ * {@code Turnstile} (never one per waiter).
+ *
+ * <p>A waiter {@link #subscribe subscribes} to a channel, reads the channel's {@link
+ * Subscription#generation() generation}, tries to acquire, and on failure {@link
+ * Subscription#await awaits} a newer generation. A release published between the try and the wait
+ * bumps the generation, so it is never lost. The generation is also bumped when Redis confirms the
+ * subscription and when the connection drops, so a waiter retries whenever a release might have
+ * gone unseen. Waiters still use a bounded timeout: a signal is a hint, Redis is the truth.
+ *
+ * <p>Channels are subscribed while they have waiters and unsubscribed after the last one leaves.
+ * A lost connection is re-established with backoff and every live channel subscribed again.
+ */
+public final class ReleaseSignals implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ReleaseSignals.class);
+
+    private final UnifiedJedis redis;
+    private final String controlChannel;
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    private final Object connectionLock = new Object();
+    private @Nullable Listener connection;
+    private @Nullable Thread thread;
+    private volatile boolean closed;
+
+    /** Creates the hub; its connection is opened at the first subscription. */
+    public ReleaseSignals(UnifiedJedis redis, String prefix) {
+        this.redis = redis;
+        this.controlChannel = prefix + ":signals:" + UUID.randomUUID();
+    }
+
+    /** Subscribes to {@code channel} until the returned subscription is closed. */
+    public Subscription subscribe(String channel) {
+        synchronized (this.connectionLock) {
+            Channel state = this.channels.computeIfAbsent(channel, Channel::new);
+            Listener current = this.connection;
+            boolean live = state.confirmed;
+            if (state.subscribers++ == 0 && current != null) {
+                send(() -> current.subscribe(channel));
+            }
+            startThreadIfNeeded();
+            return new Subscription(state, live);
+        }
+    }
+
+    /** Returns the number of channels with waiters in this process. */
+    public int activeChannels() {
+        return this.channels.size();
+    }
+
+    /** Closes the shared connection; waiters still waiting fall back to their timeouts. */
+    @Override
+    public void close() {
+        Thread running;
+        synchronized (this.connectionLock) {
+            this.closed = true;
+            Listener current = this.connection;
+            if (current != null) {
+                send(current::unsubscribe);
+            }
+            running = this.thread;
+        }
+        if (running != null) {
+            running.interrupt();
+            try {
+                running.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        this.channels.values().forEach(Channel::signal);
+    }
+
+    private void leave(Channel state) {
+        synchronized (this.connectionLock) {
+            if (--state.subscribers == 0) {
+                this.channels.remove(state.name);
+                state.confirmed = false;
+                Listener current = this.connection;
+                if (current != null) {
+                    send(() -> current.unsubscribe(state.name));
+                }
+            }
+        }
+    }
+
+    private void startThreadIfNeeded() {
+        if (this.thread == null && !this.closed) {
+            Thread started = new Thread(this::run, "turnstile-signals");
+            started.setDaemon(true);
+            this.thread = started;
+            started.start();
+        }
+    }
+
+    private void run() {
+        long backoffMillis = 50;
+        while (!this.closed) {
+            Listener listener = new Listener();
+            try {
+                this.redis.subscribe(listener, this.controlChannel);
+                backoffMillis = 50;
+            } catch (JedisException e) {
+                log.debug("Release signal connection lost ({}); reconnecting in {} ms", e.getMessage(), backoffMillis);
+            } finally {
+                synchronized (this.connectionLock) {
+                    if (this.connection == listener) {
+                        this.connection = null;
+                    }
+                }
+                // A release may have been published while nobody listened: let every waiter retry.
+                this.channels.values().forEach(Channel::signal);
+            }
+            if (!this.closed) {
+                try {
+                    TimeUnit.MILLISECONDS.sleep(backoffMillis);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                backoffMillis = Math.min(backoffMillis * 2, 2000);
+            }
+        }
+    }
+
+    private static void send(Runnable command) {
+        try {
+            command.run();
+        } catch (RuntimeException e) {
+            // The connection is broken; the reader thread notices and resubscribes everything.
+            log.debug("Could not send a pub/sub command: {}", e.getMessage());
+        }
+    }
+
+    private final class Listener extends JedisPubSub {
+
+        @Override
+        public void onSubscribe(String channel, int subscribedChannels) {
+            if (channel.equals(controlChannel)) {
+                synchronized (connectionLock) {
+                    if (closed) {
+                        send(this::unsubscribe);
+                        return;
+                    }
+                    connection = this;
+                    channels.values().forEach(state -> state.confirmed = false);
+                    String[] live = channels.keySet().toArray(String[]::new);
+                    if (live.length > 0) {
+                        send(() -> Listener.this.subscribe(live));
+                    }
+                }
+                return;
+            }
+            Channel state = channels.get(channel);
+            if (state != null) {
+                state.confirmed = true;
+                state.signal();
+            }
+        }
+
+        @Override
+        public void onMessage(String channel, String message) {
+            Channel state = channels.get(channel);
+            if (state != null) {
+                state.signal();
+            }
+        }
+    }
+
+    private static final class Channel {
+
+        private final String name;
+        private int subscribers;
+        private volatile boolean confirmed;
+        private long generation;
+
+        Channel(String name) {
+            this.name = name;
+        }
+
+        synchronized void signal() {
+            this.generation++;
+            notifyAll();
+        }
+
+        synchronized long generation() {
+            return this.generation;
+        }
+
+        synchronized boolean await(long seen, long timeoutNanos) throws InterruptedException {
+            long deadline = System.nanoTime() + timeoutNanos;
+            while (this.generation == seen) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, remaining);
+            }
+            return true;
+        }
+    }
+
+    /** A waiter's interest in one channel; close it when done waiting. Not thread-safe. */
+    public final class Subscription implements AutoCloseable {
+
+        private final Channel channel;
+        private final boolean joinedLive;
+        private boolean open = true;
+
+        private Subscription(Channel channel, boolean joinedLive) {
+            this.channel = channel;
+            this.joinedLive = joinedLive;
+        }
+
+        /**
+         * Returns whether the channel was already subscribed and confirmed when this subscription
+         * joined it: a signal sent just before may have been missed, so the waiter should retry at
+         * once rather than wait.
+         */
+        public boolean joinedLive() {
+            return this.joinedLive;
+        }
+
+        /** Returns the channel's current generation; read it before each acquire attempt. */
+        public long generation() {
+            return this.channel.generation();
+        }
+
+        /**
+         * Waits until the generation moves past {@code seen} or the timeout passes.
+         *
+         * @return whether a signal arrived
+         * @throws InterruptedException if the thread is interrupted while waiting
+         */
+        public boolean await(long seen, long timeoutNanos) throws InterruptedException {
+            return this.channel.await(seen, timeoutNanos);
+        }
+
+        @Override
+        public void close() {
+            if (this.open) {
+                this.open = false;
+                leave(this.channel);
+            }
+        }
+    }
+}

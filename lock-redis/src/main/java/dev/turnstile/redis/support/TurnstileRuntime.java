@@ -1,0 +1,128 @@
+package dev.turnstile.redis.support;
+
+import dev.turnstile.redis.LeaseListener;
+import dev.turnstile.redis.LeaseLostEvent;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * What every lock and semaphore of one {@code Turnstile} shares: the Redis client, the key layout,
+ * the release signals, the watchdog, the defaults and the global lease listeners. Thread-safe.
+ */
+public final class TurnstileRuntime implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(TurnstileRuntime.class);
+
+    private final UnifiedJedis redis;
+    private final RedisKeys keys;
+    private final ReleaseSignals signals;
+    private final Watchdog watchdog;
+    private final Duration defaultLease;
+    private final Duration fenceRetention;
+    private final List<LeaseListener> listeners;
+    private final String ownerPrefix = UUID.randomUUID().toString();
+    private final AtomicLong ownerSequence = new AtomicLong();
+
+    /** Creates the runtime; see {@code Turnstile.Builder} for what each argument means. */
+    public TurnstileRuntime(
+            UnifiedJedis redis,
+            String prefix,
+            Duration defaultLease,
+            Duration fenceRetention,
+            int watchdogThreads,
+            List<LeaseListener> listeners) {
+        this.redis = redis;
+        this.keys = new RedisKeys(prefix);
+        this.signals = new ReleaseSignals(redis, prefix);
+        this.watchdog = new Watchdog(watchdogThreads);
+        this.defaultLease = defaultLease;
+        this.fenceRetention = fenceRetention;
+        this.listeners = List.copyOf(listeners);
+    }
+
+    /** Returns the Redis client. */
+    public UnifiedJedis redis() {
+        return this.redis;
+    }
+
+    /** Returns the key layout. */
+    public RedisKeys keys() {
+        return this.keys;
+    }
+
+    /** Returns the shared release signals. */
+    public ReleaseSignals signals() {
+        return this.signals;
+    }
+
+    /** Returns the watchdog. */
+    public Watchdog watchdog() {
+        return this.watchdog;
+    }
+
+    /** Returns the lease used when none is given; it is renewed by the watchdog. */
+    public Duration defaultLease() {
+        return this.defaultLease;
+    }
+
+    /** Returns how long an unused fencing counter is kept. */
+    public Duration fenceRetention() {
+        return this.fenceRetention;
+    }
+
+    /** Returns a token unique to one grant: this instance's random id and a sequence number. */
+    public String newOwnerToken() {
+        return this.ownerPrefix + ":" + this.ownerSequence.incrementAndGet();
+    }
+
+    /**
+     * Runs {@code script}, translating Jedis exceptions into Turnstile's.
+     *
+     * @param operation what the call does, for messages, e.g. {@code "acquire lock 'item:42'"}
+     */
+    public Object eval(LuaScript script, String operation, List<String> keys, List<String> args) {
+        try {
+            return script.run(this.redis, keys, args);
+        } catch (JedisException e) {
+            throw RedisErrors.translate(e, operation);
+        }
+    }
+
+    /** Runs a plain Jedis command, translating Jedis exceptions into Turnstile's. */
+    public <T> T call(String operation, Function<UnifiedJedis, T> command) {
+        try {
+            return command.apply(this.redis);
+        } catch (JedisException e) {
+            throw RedisErrors.translate(e, operation);
+        }
+    }
+
+    /** Tells every global listener that a lease was lost; a failing listener is logged, not rethrown. */
+    public void publishLoss(LeaseLostEvent event) {
+        for (LeaseListener listener : this.listeners) {
+            notifySafely(listener, event);
+        }
+    }
+
+    /** Calls {@code listener}, logging instead of propagating what it throws. */
+    public static void notifySafely(LeaseListener listener, LeaseLostEvent event) {
+        try {
+            listener.leaseLost(event);
+        } catch (RuntimeException e) {
+            log.error("Lease listener {} failed on {}", listener, event, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        this.signals.close();
+        this.watchdog.close();
+    }
+}

@@ -1,0 +1,164 @@
+package dev.turnstile.test.redis;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A second JVM running a {@code main} class from the current classpath, for tests in which a lock
+ * holder must really die ({@link #kill()} is SIGKILL) or freeze ({@link #pause()} is SIGSTOP).
+ *
+ * <p>The child's standard output and error are collected line by line; {@link #awaitLine} waits
+ * for a line the child prints, e.g. {@code "ACQUIRED 17"}. The child is killed by {@link #close()}
+ * and by a shutdown hook of this JVM.
+ */
+public final class ChildJvm implements AutoCloseable {
+
+    private final Process process;
+    private final List<String> lines = new ArrayList<>();
+    private volatile boolean outputClosed;
+
+    private ChildJvm(Process process) {
+        this.process = process;
+        Thread reader = new Thread(this::readOutput, "child-jvm-" + process.pid());
+        reader.setDaemon(true);
+        reader.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
+    }
+
+    /** Starts {@code mainClass} with {@code arguments} in a new JVM on this JVM's classpath. */
+    public static ChildJvm start(Class<?> mainClass, String... arguments) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass.getName());
+        command.addAll(List.of(arguments));
+        try {
+            return new ChildJvm(
+                    new ProcessBuilder(command).redirectErrorStream(true).start());
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not start a child JVM for " + mainClass.getName(), e);
+        }
+    }
+
+    /** Returns the child's process id. */
+    public long pid() {
+        return this.process.pid();
+    }
+
+    /**
+     * Waits until the child prints a line that matches, and returns it.
+     *
+     * @throws IllegalStateException if the child exits or the timeout passes first; the message
+     *     holds everything the child printed
+     */
+    public String awaitLine(Predicate<String> matcher, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int seen = 0;
+        synchronized (this.lines) {
+            while (true) {
+                for (; seen < this.lines.size(); seen++) {
+                    if (matcher.test(this.lines.get(seen))) {
+                        return this.lines.get(seen);
+                    }
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0 || (!this.process.isAlive() && seen == this.lines.size() && outputClosed)) {
+                    throw new IllegalStateException("Child JVM " + pid() + " printed no matching line within "
+                            + timeout + (this.process.isAlive() ? "" : " (it exited)") + "; its output:\n"
+                            + String.join("\n", this.lines));
+                }
+                try {
+                    this.lines.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("Interrupted while waiting for child JVM output", e);
+                }
+            }
+        }
+    }
+
+    /** Waits until the child prints a line starting with {@code prefix}, and returns it. */
+    public String awaitLineStartingWith(String prefix, Duration timeout) {
+        return awaitLine(line -> line.startsWith(prefix), timeout);
+    }
+
+    /** Returns every line printed so far. */
+    public List<String> lines() {
+        synchronized (this.lines) {
+            return List.copyOf(this.lines);
+        }
+    }
+
+    /** Kills the child with SIGKILL and waits for it to be gone. */
+    public void kill() {
+        this.process.destroyForcibly();
+        awaitExit(Duration.ofSeconds(10));
+    }
+
+    /** Freezes the child with SIGSTOP. */
+    public void pause() {
+        Signals.send("STOP", pid());
+    }
+
+    /** Resumes a frozen child with SIGCONT. */
+    public void resume() {
+        Signals.send("CONT", pid());
+    }
+
+    /**
+     * Waits for the child to exit and returns its exit code.
+     *
+     * @throws IllegalStateException if it is still running after the timeout
+     */
+    public int awaitExit(Duration timeout) {
+        try {
+            if (!this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("Child JVM " + pid() + " still runs after " + timeout);
+            }
+            return this.process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for child JVM " + pid(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (this.process.isAlive()) {
+            Signals.sendQuietly("CONT", pid());
+            kill();
+        }
+    }
+
+    private void readOutput() {
+        try (BufferedReader reader =
+                new BufferedReader(new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = reader.readLine()) != null) {
+                synchronized (this.lines) {
+                    this.lines.add(line);
+                    this.lines.notifyAll();
+                }
+            }
+        } catch (IOException ignored) {
+            // the child is gone
+        } finally {
+            this.outputClosed = true;
+            synchronized (this.lines) {
+                this.lines.notifyAll();
+            }
+        }
+    }
+}

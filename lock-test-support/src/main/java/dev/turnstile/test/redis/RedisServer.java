@@ -1,0 +1,381 @@
+package dev.turnstile.test.redis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * One real {@code redis-server} process on a free loopback port, owned by the test that started it.
+ *
+ * <p>The server keeps its port across {@link #restart()}, so clients reconnect to it. With {@link
+ * Builder#persistent(boolean)} it writes an append-only file that survives a restart; otherwise
+ * it keeps nothing on disk. Every server is reaped by {@link #close()}, by {@link
+ * RedisServerExtension} after its test class, and by a JVM shutdown hook as a last resort. It never
+ * binds port 6379 unless asked to.
+ *
+ * <p>Control methods are thread-safe.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    private static final Set<RedisServer> LIVE = ConcurrentHashMap.newKeySet();
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(15);
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(RedisServer::close), "redis-server-reaper"));
+    }
+
+    private final Path binary;
+    private final boolean persistent;
+    private final List<String> extraArguments;
+    private final Path directory;
+    private final int port;
+    private @Nullable Process process;
+    private @Nullable JedisPooled client;
+
+    private RedisServer(Builder builder) {
+        this.binary = RedisServerBinary.locate();
+        this.persistent = builder.persistent;
+        this.extraArguments = List.copyOf(builder.extraArguments);
+        try {
+            this.directory = Files.createTempDirectory("turnstile-redis-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.port = builder.port > 0 ? builder.port : freePort();
+    }
+
+    /** Starts a fresh, non-persistent server on a free port. */
+    public static RedisServer start() {
+        return builder().start();
+    }
+
+    /** Returns a builder for a server with options. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Returns the port this server listens on; it stays the same across restarts. */
+    public int port() {
+        return this.port;
+    }
+
+    /** Returns {@code 127.0.0.1:port}. */
+    public HostAndPort hostAndPort() {
+        return new HostAndPort("127.0.0.1", this.port);
+    }
+
+    /** Returns {@code redis://127.0.0.1:port}. */
+    public URI uri() {
+        return URI.create("redis://127.0.0.1:" + this.port);
+    }
+
+    /** Returns the process id while the server runs. */
+    public synchronized long pid() {
+        return requireProcess().pid();
+    }
+
+    /** Returns whether the process is alive (it may be paused). */
+    public synchronized boolean isRunning() {
+        return this.process != null && this.process.isAlive();
+    }
+
+    /**
+     * Returns a pooled client for this server, created once and closed with the server. Its socket
+     * timeout is 2 s, so a test against a paused server fails fast.
+     */
+    public synchronized JedisPooled client() {
+        if (this.client == null) {
+            this.client = newClient(Duration.ofSeconds(2));
+        }
+        return this.client;
+    }
+
+    /** Returns a new pooled client with the given connect and socket timeout; the caller closes it. */
+    public JedisPooled newClient(Duration timeout) {
+        JedisClientConfig config = DefaultJedisClientConfig.builder()
+                .timeoutMillis((int) timeout.toMillis())
+                .build();
+        return new JedisPooled(hostAndPort(), config);
+    }
+
+    /** Deletes every key on this server (and on no other). */
+    public void flushAll() {
+        try (Jedis jedis =
+                new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build())) {
+            jedis.flushAll();
+        }
+    }
+
+    /**
+     * Returns the number of calls per command from {@code INFO commandstats}, e.g. {@code evalsha
+     * -> 12}.
+     */
+    public Map<String, Long> commandCounts() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        try (Jedis jedis =
+                new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build())) {
+            for (String line : jedis.info("commandstats").split("\r?\n")) {
+                if (line.startsWith("cmdstat_")) {
+                    String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+                    String calls = line.substring(line.indexOf("calls=") + 6, line.indexOf(','));
+                    counts.put(command, Long.parseLong(calls));
+                }
+            }
+        }
+        return counts;
+    }
+
+    /** Resets {@code INFO commandstats}. */
+    public void resetStats() {
+        try (Jedis jedis =
+                new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build())) {
+            jedis.configResetStat();
+        }
+    }
+
+    /** Stops the server gracefully (SIGTERM) and waits for it to exit. */
+    public synchronized void stop() {
+        if (this.process != null) {
+            resumeQuietly();
+            this.process.destroy();
+            awaitExit(this.process);
+            this.process = null;
+        }
+    }
+
+    /** Kills the server with SIGKILL: no shutdown, no save. */
+    public synchronized void kill() {
+        if (this.process != null) {
+            this.process.destroyForcibly();
+            awaitExit(this.process);
+            this.process = null;
+        }
+    }
+
+    /** Freezes the server with SIGSTOP: connections stay open, nothing is answered. */
+    public synchronized void pause() {
+        signal("STOP");
+    }
+
+    /** Resumes a paused server with SIGCONT. */
+    public synchronized void resume() {
+        signal("CONT");
+    }
+
+    /**
+     * Stops the server if it runs (SIGTERM, which lets a persistent server save) and starts it again
+     * on the same port with the same data directory.
+     */
+    public synchronized RedisServer restart() {
+        stop();
+        return launch();
+    }
+
+    /** Kills the server and deletes its data directory; idempotent. */
+    @Override
+    public synchronized void close() {
+        if (this.client != null) {
+            this.client.close();
+            this.client = null;
+        }
+        kill();
+        LIVE.remove(this);
+        deleteDirectory();
+    }
+
+    @Override
+    public String toString() {
+        return "redis-server@" + this.port;
+    }
+
+    synchronized RedisServer launch() {
+        if (isRunning()) {
+            return this;
+        }
+        List<String> command = new ArrayList<>(List.of(
+                this.binary.toString(),
+                "--port",
+                Integer.toString(this.port),
+                "--bind",
+                "127.0.0.1",
+                "--protected-mode",
+                "no",
+                "--daemonize",
+                "no",
+                "--dir",
+                this.directory.toString(),
+                "--save",
+                "",
+                "--appendonly",
+                this.persistent ? "yes" : "no"));
+        if (this.persistent) {
+            command.addAll(List.of("--appendfsync", "always"));
+        }
+        command.addAll(this.extraArguments);
+        try {
+            Path log = this.directory.resolve("redis.log");
+            this.process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not start " + this.binary, e);
+        }
+        LIVE.add(this);
+        awaitReady();
+        return this;
+    }
+
+    private void awaitReady() {
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        JedisClientConfig config =
+                DefaultJedisClientConfig.builder().timeoutMillis(500).build();
+        while (true) {
+            Process current = requireProcess();
+            if (!current.isAlive()) {
+                this.process = null;
+                throw new IllegalStateException("redis-server on port " + this.port + " exited at startup:\n" + log());
+            }
+            try (Jedis jedis = new Jedis(hostAndPort(), config)) {
+                if ("PONG".equals(jedis.ping())) {
+                    return;
+                }
+            } catch (JedisException notYet) {
+                // still starting or loading its data
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("redis-server on port " + this.port + " did not answer PING within "
+                        + STARTUP_TIMEOUT + ":\n" + log());
+            }
+            sleepBriefly();
+        }
+    }
+
+    private String log() {
+        try {
+            return Files.readString(this.directory.resolve("redis.log"), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    private Process requireProcess() {
+        if (this.process == null) {
+            throw new IllegalStateException(this + " is not running");
+        }
+        return this.process;
+    }
+
+    private void signal(String signal) {
+        Signals.send(signal, requireProcess().pid());
+    }
+
+    private void resumeQuietly() {
+        if (this.process != null) {
+            Signals.sendQuietly("CONT", this.process.pid());
+        }
+    }
+
+    private static void awaitExit(Process process) {
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void deleteDirectory() {
+        try (Stream<Path> paths = Files.walk(this.directory)) {
+            paths.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
+        } catch (IOException ignored) {
+            // a temp folder left behind is harmless
+        }
+    }
+
+    private static void sleepBriefly() {
+        try {
+            Thread.sleep(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for redis-server", e);
+        }
+    }
+
+    static int freePort() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(false);
+                socket.bind(new InetSocketAddress("127.0.0.1", 0));
+                int port = socket.getLocalPort();
+                if (port != 6379) {
+                    return port;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        throw new IllegalStateException("No free loopback port found");
+    }
+
+    /** Options for a {@link RedisServer}. */
+    public static final class Builder {
+
+        private boolean persistent;
+        private int port;
+        private final List<String> extraArguments = new ArrayList<>();
+
+        private Builder() {}
+
+        /**
+         * Whether the server writes an append-only file (fsync always) that survives {@link
+         * #restart()}; off by default.
+         */
+        public Builder persistent(boolean persistent) {
+            this.persistent = persistent;
+            return this;
+        }
+
+        /** Listens on this port instead of a free one. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** Adds {@code redis-server} arguments, e.g. {@code "--maxclients", "100"}. */
+        public Builder arguments(String... arguments) {
+            this.extraArguments.addAll(List.of(arguments));
+            return this;
+        }
+
+        /** Starts the server and waits until it answers PING. */
+        public RedisServer start() {
+            return new RedisServer(this).launch();
+        }
+    }
+}
