@@ -21,7 +21,10 @@ public record LeaseLostEvent(String kind, String name, long fencingToken, Reason
         EXPIRED_IN_REDIS,
         /** Another owner held the name when this owner renewed or extended. */
         TAKEN_OVER,
-        /** Redis could not be reached to renew the lease before its deadline. */
-        RENEWAL_FAILED
+        /**
+         * The watchdog could not renew the lease before its deadline: Redis was unreachable, or this
+         * process stalled (a long GC pause, a frozen VM).
+         */
+        RENEWAL_MISSED
     }
 }

@@ -143,7 +143,7 @@ public abstract class ManagedLease implements Lease {
     public final void extend(Duration newLeaseTime) {
         Arguments.requirePositive(newLeaseTime, "leaseTime");
         if (!isHeld()) {
-            markLost(this.renewedByWatchdog ? Reason.RENEWAL_FAILED : Reason.LEASE_ELAPSED);
+            markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
             throw lostException(this.ended && this.lostEvent == null ? "it was released" : "its lease ran out");
         }
         long sent = System.nanoTime();
@@ -257,7 +257,7 @@ public abstract class ManagedLease implements Lease {
                 return;
             }
             if (untilDeadline() <= 0) {
-                markLost(this.renewedByWatchdog ? Reason.RENEWAL_FAILED : Reason.LEASE_ELAPSED);
+                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
             } else if (this.renewedByWatchdog) {
                 renew();
             } else {

@@ -94,6 +94,16 @@ public final class ChildJvm implements AutoCloseable {
         return awaitLine(line -> line.startsWith(prefix), timeout);
     }
 
+    /** Writes {@code line} to the child's standard input. */
+    public void send(String line) {
+        try {
+            this.process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            this.process.getOutputStream().flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write to child JVM " + pid(), e);
+        }
+    }
+
     /** Returns every line printed so far. */
     public List<String> lines() {
         synchronized (this.lines) {

@@ -102,8 +102,9 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
-     * Returns a pooled client for this server, created once and closed with the server. Its socket
-     * timeout is 2 s, so a test against a paused server fails fast.
+     * Returns a pooled client for this server, created once and closed when the server stops, is
+     * killed or closed (its connections would be dead). Its socket timeout is 2 s, so a test
+     * against a paused server fails fast.
      */
     public synchronized JedisPooled client() {
         if (this.client == null) {
@@ -118,6 +119,11 @@ public final class RedisServer implements AutoCloseable {
                 .timeoutMillis((int) timeout.toMillis())
                 .build();
         return new JedisPooled(hostAndPort(), config);
+    }
+
+    /** Opens a single, unpooled connection for server commands ({@code CLIENT LIST}, {@code DEBUG}); the caller closes it. */
+    public Jedis connect() {
+        return new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build());
     }
 
     /** Deletes every key on this server (and on no other). */
@@ -157,6 +163,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** Stops the server gracefully (SIGTERM) and waits for it to exit. */
     public synchronized void stop() {
+        closeClient();
         if (this.process != null) {
             resumeQuietly();
             this.process.destroy();
@@ -167,6 +174,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** Kills the server with SIGKILL: no shutdown, no save. */
     public synchronized void kill() {
+        closeClient();
         if (this.process != null) {
             this.process.destroyForcibly();
             awaitExit(this.process);
@@ -196,10 +204,6 @@ public final class RedisServer implements AutoCloseable {
     /** Kills the server and deletes its data directory; idempotent. */
     @Override
     public synchronized void close() {
-        if (this.client != null) {
-            this.client.close();
-            this.client = null;
-        }
         kill();
         LIVE.remove(this);
         deleteDirectory();
@@ -286,6 +290,13 @@ public final class RedisServer implements AutoCloseable {
             throw new IllegalStateException(this + " is not running");
         }
         return this.process;
+    }
+
+    private void closeClient() {
+        if (this.client != null) {
+            this.client.close();
+            this.client = null;
+        }
     }
 
     private void signal(String signal) {

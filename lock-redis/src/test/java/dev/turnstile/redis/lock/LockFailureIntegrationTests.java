@@ -1,0 +1,198 @@
+package dev.turnstile.redis.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseLostEvent;
+import dev.turnstile.redis.RedisUnavailableException;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.ChildJvm;
+import dev.turnstile.test.redis.RedisServer;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.JedisPooled;
+
+/** Crashed holders, frozen holders, and a Redis that goes away. */
+class LockFailureIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension(server -> server.persistent(true));
+
+    @Test
+    void lockOfAKilledHolderComesBackAfterTheLeaseAndNotBefore() {
+        ChildJvm holder = redis.startChild(LockHolderMain.class, "hold", port(), "crash", "1000", "30000");
+        long childSent = Long.parseLong(
+                holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30)).split(" ")[2]);
+        holder.kill();
+
+        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            Lease lease = turnstile.lock("crash").acquire(Duration.ofSeconds(10), null);
+            long acquiredAt = System.nanoTime();
+            // The child's timestamp was taken before its acquire was sent; same CLOCK_MONOTONIC.
+            assertThat(Duration.ofNanos(acquiredAt - childSent)).isGreaterThanOrEqualTo(Duration.ofMillis(1000 - 2));
+            lease.release();
+        }
+    }
+
+    @Test
+    void watchdogLockOfAKilledHolderComesBackAfterOneLease() {
+        ChildJvm holder = redis.startChild(LockHolderMain.class, "hold", port(), "crash-watchdog", "0", "1000");
+        holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30));
+        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            await().during(Duration.ofMillis(1500))
+                    .atMost(Duration.ofSeconds(3))
+                    .until(() -> turnstile.lock("crash-watchdog").isLocked());
+            holder.kill();
+            Optional<Lease> lease = turnstile.lock("crash-watchdog").tryAcquire(Duration.ofSeconds(5), null);
+            assertThat(lease).isPresent();
+            lease.get().release();
+        }
+    }
+
+    @Test
+    void frozenHolderFindsItsLockTakenAndCannotTouchTheNewOwners() {
+        ChildJvm holder = redis.startChild(LockHolderMain.class, "hold", port(), "frozen", "0", "600");
+        long staleToken = Long.parseLong(
+                holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30)).split(" ")[1]);
+        holder.pause();
+        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            Lease current = turnstile.lock("frozen").acquire(Duration.ofSeconds(10), Duration.ofSeconds(30));
+            String owner = client.get("turnstile:lock:{frozen}");
+            holder.resume();
+
+            // Frozen past its deadline, the holder's watchdog gives the lease up before touching Redis.
+            holder.awaitLineStartingWith("LOST RENEWAL_MISSED", Duration.ofSeconds(10));
+            holder.send("held");
+            holder.awaitLineStartingWith("HELD false", Duration.ofSeconds(10));
+            holder.send("extend 60000");
+            holder.awaitLineStartingWith("EXTEND-FAILED LockLostException", Duration.ofSeconds(10));
+            holder.send("release");
+            holder.awaitLineStartingWith("RELEASED false", Duration.ofSeconds(10));
+
+            assertThat(client.get("turnstile:lock:{frozen}")).isEqualTo(owner);
+            assertThat(client.pttl("turnstile:lock:{frozen}")).isBetween(20_000L, 30_000L);
+            assertThat(current.isHeld()).isTrue();
+            assertThat(current.fencingToken()).isGreaterThan(staleToken);
+            current.release();
+        }
+    }
+
+    @Test
+    void acquireFailsFastWhileRedisIsDownAndWorksAfterRestart() {
+        RedisServer server = redis.server();
+        try (JedisPooled client = server.newClient(Duration.ofMillis(500));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            server.kill();
+            assertTimeoutPreemptively(
+                    Duration.ofSeconds(5),
+                    () -> assertThatThrownBy(() -> turnstile.lock("down").tryAcquire(Duration.ofSeconds(30), null))
+                            .isInstanceOf(RedisUnavailableException.class)
+                            .hasMessageContaining("acquire lock 'down'"));
+            server.restart();
+            try (Lease lease = turnstile.lock("down").acquire(Duration.ofSeconds(5), null)) {
+                assertThat(lease.isHeld()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void acquireAgainstAFrozenRedisFailsWithinTheSocketTimeout() {
+        RedisServer server = redis.server();
+        try (JedisPooled client = server.newClient(Duration.ofMillis(500));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            server.pause();
+            try {
+                assertTimeoutPreemptively(
+                        Duration.ofSeconds(5),
+                        () -> assertThatThrownBy(
+                                        () -> turnstile.lock("frozen-redis").tryAcquire(Duration.ofSeconds(30), null))
+                                .isInstanceOf(RedisUnavailableException.class));
+            } finally {
+                server.resume();
+            }
+            try (Lease lease = turnstile.lock("frozen-redis").acquire(Duration.ofSeconds(5), null)) {
+                assertThat(lease.isHeld()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void watchdogRidesOutARedisRestartShorterThanTheLease() {
+        RedisServer server = redis.server();
+        List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+        try (JedisPooled client = server.newClient(Duration.ofMillis(500));
+                Turnstile turnstile = Turnstile.builder(client)
+                        .defaultLease(Duration.ofSeconds(4))
+                        .listener(lost::add)
+                        .build()) {
+            Lease lease = turnstile.lock("restart").acquire(Duration.ZERO, null);
+            server.restart(); // graceful stop and start; the append-only file keeps the key
+            long renewalsBefore = renewals(server);
+            await().atMost(Duration.ofSeconds(6)).until(() -> renewals(server) > renewalsBefore + 1);
+            assertThat(lease.isHeld()).isTrue();
+            assertThat(lost).isEmpty();
+            assertThat(client.pttl("turnstile:lock:{restart}")).isGreaterThan(2_000L);
+            assertThat(lease.release()).isTrue();
+        }
+    }
+
+    @Test
+    void watchdogRidesOutAFrozenRedisShorterThanTheLease() {
+        RedisServer server = redis.server();
+        List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+        try (JedisPooled client = server.newClient(Duration.ofMillis(300));
+                Turnstile turnstile = Turnstile.builder(client)
+                        .defaultLease(Duration.ofSeconds(3))
+                        .listener(lost::add)
+                        .build()) {
+            Lease lease = turnstile.lock("pause").acquire(Duration.ZERO, null);
+            server.pause();
+            await().pollDelay(Duration.ofMillis(1500)).until(() -> true);
+            server.resume();
+            long renewalsBefore = renewals(server);
+            await().atMost(Duration.ofSeconds(3)).until(() -> renewals(server) > renewalsBefore);
+            assertThat(lease.isHeld()).isTrue();
+            assertThat(lost).isEmpty();
+            assertThat(lease.release()).isTrue();
+        }
+    }
+
+    @Test
+    void leaseIsReportedLostWhenRedisStaysAwayPastItsDeadline() {
+        RedisServer server = redis.server();
+        List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+        try (JedisPooled client = server.newClient(Duration.ofMillis(300));
+                Turnstile turnstile = Turnstile.builder(client)
+                        .defaultLease(Duration.ofMillis(900))
+                        .listener(lost::add)
+                        .build()) {
+            Lease lease = turnstile.lock("gone").acquire(Duration.ZERO, null);
+            server.kill();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isEmpty());
+            assertThat(lost)
+                    .singleElement()
+                    .extracting(LeaseLostEvent::reason)
+                    .isEqualTo(LeaseLostEvent.Reason.RENEWAL_MISSED);
+            assertThat(lease.isHeld()).isFalse();
+        }
+    }
+
+    private static long renewals(RedisServer server) {
+        return server.commandCounts().getOrDefault("pexpire", 0L);
+    }
+
+    private static String port() {
+        return Integer.toString(redis.server().port());
+    }
+}

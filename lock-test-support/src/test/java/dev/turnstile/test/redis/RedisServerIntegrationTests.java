@@ -1,0 +1,94 @@
+package dev.turnstile.test.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisException;
+
+class RedisServerIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    @Test
+    void serverRunsOnAFreePortThatIsNotTheDefault() {
+        assertThat(redis.server().port()).isNotEqualTo(6379);
+        assertThat(redis.server().client().ping()).isEqualTo("PONG");
+    }
+
+    @Test
+    void killedServerRestartsOnTheSamePortWithoutItsData() {
+        RedisServer server = redis.server();
+        int port = server.port();
+        server.client().set("k", "v");
+        server.kill();
+        assertThat(server.isRunning()).isFalse();
+        server.restart();
+        assertThat(server.port()).isEqualTo(port);
+        assertThat(server.client().get("k")).isNull();
+    }
+
+    @Test
+    void persistentServerKeepsItsDataAcrossARestart() {
+        try (RedisServer server = RedisServer.builder().persistent(true).start()) {
+            server.client().set("k", "v");
+            server.restart();
+            assertThat(server.client().get("k")).isEqualTo("v");
+        }
+    }
+
+    @Test
+    void pausedServerAnswersNothingUntilResumed() {
+        RedisServer server = redis.server();
+        try (JedisPooled client = server.newClient(Duration.ofMillis(300))) {
+            client.ping();
+            server.pause();
+            try {
+                assertThatThrownBy(client::ping).isInstanceOf(JedisException.class);
+            } finally {
+                server.resume();
+            }
+            assertThat(client.ping()).isEqualTo("PONG");
+        }
+    }
+
+    @Test
+    void eachServerIsIndependentAndFlushTouchesOnlyItself() {
+        RedisServer other = redis.startServer(builder -> builder);
+        other.client().set("mine", "1");
+        redis.server().client().set("theirs", "1");
+        redis.server().flushAll();
+        assertThat(redis.server().client().exists("theirs")).isFalse();
+        assertThat(other.client().get("mine")).isEqualTo("1");
+    }
+
+    @Test
+    void commandCountsReflectTheCallsMade() {
+        RedisServer server = redis.server();
+        server.resetStats();
+        for (int i = 0; i < 3; i++) {
+            server.client().incr("n");
+        }
+        assertThat(server.commandCounts()).containsEntry("incr", 3L);
+    }
+
+    @Test
+    void childJvmCanBeKilled() {
+        ChildJvm child = redis.startChild(SleeperMain.class);
+        child.awaitLineStartingWith("SLEEPING", Duration.ofSeconds(30));
+        child.kill();
+        assertThat(child.awaitExit(Duration.ofSeconds(5))).isEqualTo(137);
+    }
+
+    /** A child that waits to be killed. */
+    public static final class SleeperMain {
+        public static void main(String[] args) throws Exception {
+            System.out.println("SLEEPING");
+            Thread.sleep(60_000);
+        }
+    }
+}
