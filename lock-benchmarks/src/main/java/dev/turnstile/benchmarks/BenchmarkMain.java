@@ -1,0 +1,151 @@
+package dev.turnstile.benchmarks;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.RedisServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * Runs every scenario on one {@code redis-server} started for the run and prints a Markdown
+ * table; writes it, and a CSV, under {@code docs/benchmarks/}.
+ *
+ * <p>Arguments: {@code --trial=3s --warmup=2s --trials=3 --out=docs/benchmarks}.
+ */
+public final class BenchmarkMain {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private BenchmarkMain() {}
+
+    public static void main(String[] args) throws Exception {
+        Duration trial = Duration.ofSeconds(3);
+        Duration warmUp = Duration.ofSeconds(2);
+        int trials = 3;
+        Path out = Path.of("docs", "benchmarks");
+        for (String arg : args) {
+            String value = arg.substring(arg.indexOf('=') + 1);
+            if (arg.startsWith("--trial=")) {
+                trial = Duration.ofMillis(parseMillis(value));
+            } else if (arg.startsWith("--warmup=")) {
+                warmUp = Duration.ofMillis(parseMillis(value));
+            } else if (arg.startsWith("--trials=")) {
+                trials = Integer.parseInt(value);
+            } else if (arg.startsWith("--out=")) {
+                out = Path.of(value);
+            }
+        }
+        try (RedisServer server = RedisServer.start();
+                JedisPooled redis = new JedisPooled(server.hostAndPort(), clientConfig());
+                Turnstile first = Turnstile.builder(redis).build();
+                Turnstile second = Turnstile.builder(redis).build()) {
+            Harness harness = new Harness(server, warmUp, trial, trials);
+            List<Measurement> results = new ArrayList<>();
+            for (Scenario scenario : scenarios(redis, first, second)) {
+                Measurement measurement = harness.measure(scenario);
+                System.out.printf(
+                        Locale.ROOT,
+                        "%-32s %-44s %12.0f acq/s %6.2f cmd/acq%n",
+                        scenario.group(),
+                        scenario.contender(),
+                        measurement.acquisitionsPerSecond(),
+                        measurement.commandsPerAcquisition());
+                results.add(measurement);
+            }
+            String redisVersion = server.client()
+                    .info("server")
+                    .lines()
+                    .filter(line -> line.startsWith("redis_version:"))
+                    .findFirst()
+                    .orElse("redis_version:?");
+            Report report = new Report(results, trial, warmUp, trials, redisVersion, LocalDate.now());
+            System.out.println();
+            System.out.println(report.markdown());
+            write(out, report);
+        }
+    }
+
+    static List<Scenario> scenarios(JedisPooled redis, Turnstile first, Turnstile second) {
+        String uncontended = "1 thread, uncontended";
+        String contended = "8 threads, one key";
+        return List.of(
+                new Scenario(uncontended, "raw SET NX PX + DEL", 1, t -> {
+                    RawLock lock = new RawLock(redis, "raw:solo", false);
+                    return () -> {
+                        boolean ok = lock.tryAcquire();
+                        lock.release();
+                        return ok;
+                    };
+                }),
+                new Scenario(uncontended, "raw SET NX PX + owner-checked Lua release", 1, t -> {
+                    RawLock lock = new RawLock(redis, "raw:solo-checked", true);
+                    return () -> {
+                        boolean ok = lock.tryAcquire();
+                        lock.release();
+                        return ok;
+                    };
+                }),
+                new Scenario(uncontended, "Turnstile RedisLock, fixed lease", 1, t -> () -> {
+                    try (Lease lease = first.lock("solo").acquire(WAIT, LEASE)) {
+                        return lease != null;
+                    }
+                }),
+                new Scenario(uncontended, "Turnstile RedisLock, watchdog lease", 1, t -> () -> {
+                    try (Lease lease = first.lock("solo-watchdog").acquire(WAIT, null)) {
+                        return lease != null;
+                    }
+                }),
+                new Scenario(contended, "raw SET NX PX spin + owner-checked release", 8, t -> {
+                    RawLock lock = new RawLock(redis, "raw:hot", true);
+                    return () -> {
+                        lock.acquireSpinning();
+                        lock.release();
+                        return true;
+                    };
+                }),
+                new Scenario(contended, "Turnstile RedisLock, 1 process", 8, t -> () -> {
+                    try (Lease lease = first.lock("hot").acquire(WAIT, LEASE)) {
+                        return lease != null;
+                    }
+                }),
+                new Scenario(contended, "Turnstile RedisLock, 2 processes x 4", 8, t -> {
+                    Turnstile process = t % 2 == 0 ? first : second;
+                    return () -> {
+                        try (Lease lease = process.lock("hot-2").acquire(WAIT, LEASE)) {
+                            return lease != null;
+                        }
+                    };
+                }));
+    }
+
+    private static redis.clients.jedis.JedisClientConfig clientConfig() {
+        return redis.clients.jedis.DefaultJedisClientConfig.builder()
+                .timeoutMillis(5_000)
+                .build();
+    }
+
+    private static void write(Path out, Report report) throws IOException {
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("lock-redis.md"), report.markdown());
+        Files.writeString(out.resolve("lock-redis.csv"), report.csv());
+        System.out.println("Wrote " + out.resolve("lock-redis.md") + " and " + out.resolve("lock-redis.csv"));
+    }
+
+    private static long parseMillis(String value) {
+        if (value.endsWith("ms")) {
+            return Long.parseLong(value.substring(0, value.length() - 2));
+        }
+        if (value.endsWith("s")) {
+            return Long.parseLong(value.substring(0, value.length() - 1)) * 1000;
+        }
+        return Long.parseLong(value);
+    }
+}
