@@ -2,6 +2,7 @@ package dev.turnstile.benchmarks;
 
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.semaphore.RedisSemaphore;
 import dev.turnstile.test.redis.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,7 +12,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Runs every scenario on one {@code redis-server} started for the run and prints a Markdown
@@ -43,20 +44,22 @@ public final class BenchmarkMain {
                 out = Path.of(value);
             }
         }
-        try (RedisServer server = RedisServer.start();
-                JedisPooled redis = new JedisPooled(server.hostAndPort(), clientConfig());
-                Turnstile first = Turnstile.builder(redis).build();
-                Turnstile second = Turnstile.builder(redis).build()) {
-            Harness harness = new Harness(server, warmUp, trial, trials);
+        try (RedisServer server = RedisServer.start()) {
+            CountingRedis counting = new CountingRedis(server.hostAndPort(), 64);
+            UnifiedJedis redis = counting.client();
+            Turnstile first = Turnstile.builder(redis).build();
+            Turnstile second = Turnstile.builder(redis).build();
+            Harness harness = new Harness(server, counting, warmUp, trial, trials);
             List<Measurement> results = new ArrayList<>();
             for (Scenario scenario : scenarios(redis, first, second)) {
                 Measurement measurement = harness.measure(scenario);
                 System.out.printf(
                         Locale.ROOT,
-                        "%-32s %-44s %12.0f acq/s %6.2f cmd/acq%n",
+                        "%-32s %-44s %12.0f acq/s %6.2f round trips/acq %6.2f cmd/acq%n",
                         scenario.group(),
                         scenario.contender(),
                         measurement.acquisitionsPerSecond(),
+                        measurement.roundTripsPerAcquisition(),
                         measurement.commandsPerAcquisition());
                 results.add(measurement);
             }
@@ -70,12 +73,16 @@ public final class BenchmarkMain {
             System.out.println();
             System.out.println(report.markdown());
             write(out, report);
+            first.close();
+            second.close();
+            redis.close();
         }
     }
 
-    static List<Scenario> scenarios(JedisPooled redis, Turnstile first, Turnstile second) {
+    static List<Scenario> scenarios(UnifiedJedis redis, Turnstile first, Turnstile second) {
         String uncontended = "1 thread, uncontended";
         String contended = "8 threads, one key";
+        String semaphore = "16 threads, 2 processes, one semaphore";
         return List.of(
                 new Scenario(uncontended, "raw SET NX PX + DEL", 1, t -> {
                     RawLock lock = new RawLock(redis, "raw:solo", false);
@@ -121,6 +128,32 @@ public final class BenchmarkMain {
                     return () -> {
                         try (Lease lease = process.lock("hot-2").acquire(WAIT, LEASE)) {
                             return lease != null;
+                        }
+                    };
+                }),
+                new Scenario(semaphore, "Turnstile RedisLock (a limit of 1), for comparison", 16, t -> {
+                    Turnstile process = t % 2 == 0 ? first : second;
+                    return () -> {
+                        try (Lease lease = process.lock("sem-compare").acquire(WAIT, LEASE)) {
+                            return lease != null;
+                        }
+                    };
+                }),
+                new Scenario(semaphore, "Turnstile RedisSemaphore, limit 5", 16, t -> {
+                    RedisSemaphore permits = (t % 2 == 0 ? first : second).semaphore("partner-api", 5);
+                    return () -> {
+                        try (Lease permit = permits.acquire(WAIT, LEASE)) {
+                            return permit != null;
+                        }
+                    };
+                }),
+                new Scenario(semaphore, "Turnstile RedisSemaphore, limit 5, fair", 16, t -> {
+                    RedisSemaphore permits = (t % 2 == 0 ? first : second)
+                            .semaphore("partner-api-fair", 5)
+                            .fair();
+                    return () -> {
+                        try (Lease permit = permits.acquire(WAIT, LEASE)) {
+                            return permit != null;
                         }
                     };
                 }));

@@ -17,12 +17,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class Harness {
 
     private final RedisServer server;
+    private final CountingRedis client;
     private final Duration warmUp;
     private final Duration trial;
     private final int trials;
 
-    Harness(RedisServer server, Duration warmUp, Duration trial, int trials) {
+    Harness(RedisServer server, CountingRedis client, Duration warmUp, Duration trial, int trials) {
         this.server = server;
+        this.client = client;
         this.warmUp = warmUp;
         this.trial = trial;
         this.trials = trials;
@@ -72,6 +74,7 @@ final class Harness {
         }
         ready.await();
         this.server.resetStats();
+        long roundTripsBefore = this.client.roundTrips();
         long begin = System.nanoTime();
         start.countDown();
         Thread.sleep(duration.toMillis());
@@ -83,13 +86,19 @@ final class Harness {
         if (failure[0] != null) {
             throw new IllegalStateException(scenario.contender() + " failed", failure[0]);
         }
-        long commands = commands(this.server.commandCounts());
+        Map<String, Long> counts = this.server.commandCounts();
+        long commands = commands(counts);
+        long roundTrips = this.client.roundTrips()
+                - roundTripsBefore
+                + counts.getOrDefault("subscribe", 0L)
+                + counts.getOrDefault("unsubscribe", 0L);
         long total = Arrays.stream(granted).sum();
         long[] all =
                 Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
         return new Measurement(
                 scenario,
                 total / (elapsed / 1e9),
+                total == 0 ? Double.NaN : (double) roundTrips / total,
                 total == 0 ? Double.NaN : (double) commands / total,
                 percentile(all, 0.50) / 1e3,
                 percentile(all, 0.99) / 1e3);

@@ -5,13 +5,16 @@ package dev.turnstile.benchmarks;
  *
  * @param scenario the scenario
  * @param acquisitionsPerSecond granted acquisitions per second
- * @param commandsPerAcquisition Redis commands (INFO commandstats) per granted acquisition
+ * @param roundTripsPerAcquisition commands sent by clients per granted acquisition
+ * @param commandsPerAcquisition Redis commands executed (INFO commandstats, which includes the
+ *     commands run inside Lua scripts) per granted acquisition
  * @param p50Micros median latency of one operation, in microseconds
  * @param p99Micros 99th percentile latency of one operation, in microseconds
  */
 record Measurement(
         Scenario scenario,
         double acquisitionsPerSecond,
+        double roundTripsPerAcquisition,
         double commandsPerAcquisition,
         double p50Micros,
         double p99Micros) {}

@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Renders measurements as Markdown (one table per group, with ratios to the group's first row) and CSV. */
+/**
+ * Renders measurements as Markdown (one table per group, with ratios to the group's first row)
+ * and CSV.
+ */
 final class Report {
 
     private final List<Measurement> results;
@@ -49,10 +52,11 @@ final class Report {
             for (Measurement result : group.getValue()) {
                 text.append(String.format(
                         Locale.ROOT,
-                        "| %s | %,.0f | %.2f | %.2f | %.0f | %.0f |%n",
+                        "| %s | %,.0f | %.2f | %.2f | %.2f | %.0f | %.0f |%n",
                         result.scenario().contender(),
                         result.acquisitionsPerSecond(),
                         result.acquisitionsPerSecond() / baseline,
+                        result.roundTripsPerAcquisition(),
                         result.commandsPerAcquisition(),
                         result.p50Micros(),
                         result.p99Micros()));
@@ -63,15 +67,16 @@ final class Report {
 
     String csv() {
         StringBuilder text = new StringBuilder(
-                "group,contender,threads,acquisitions_per_s,commands_per_acquisition,p50_us,p99_us\n");
+                "group,contender,threads,acquisitions_per_s,round_trips_per_acquisition,commands_per_acquisition,p50_us,p99_us\n");
         for (Measurement result : this.results) {
             text.append(String.format(
                     Locale.ROOT,
-                    "\"%s\",\"%s\",%d,%.1f,%.3f,%.1f,%.1f%n",
+                    "\"%s\",\"%s\",%d,%.1f,%.3f,%.3f,%.1f,%.1f%n",
                     result.scenario().group(),
                     result.scenario().contender(),
                     result.scenario().threads(),
                     result.acquisitionsPerSecond(),
+                    result.roundTripsPerAcquisition(),
                     result.commandsPerAcquisition(),
                     result.p50Micros(),
                     result.p99Micros()));

@@ -2,6 +2,7 @@ package dev.turnstile.redis;
 
 import dev.turnstile.redis.lock.Locks;
 import dev.turnstile.redis.lock.RedisLock;
+import dev.turnstile.redis.semaphore.RedisSemaphore;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.time.Duration;
@@ -70,6 +71,16 @@ public final class Turnstile implements AutoCloseable {
      */
     public RedisLock lock(Collection<String> names) {
         return this.locks.lock(names);
+    }
+
+    /**
+     * Returns the counting semaphore {@code name} with at most {@code limit} permits held at once;
+     * call {@link RedisSemaphore#fair()} on it for arrival-order service.
+     *
+     * @throws IllegalArgumentException if {@code name} is null or blank or {@code limit} is below 1
+     */
+    public RedisSemaphore semaphore(String name, int limit) {
+        return RedisSemaphore.of(this.runtime, name, limit);
     }
 
     /** Returns the shared runtime; for the other Turnstile modules, not an API. */

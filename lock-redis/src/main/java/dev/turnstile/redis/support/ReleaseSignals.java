@@ -1,9 +1,12 @@
 package dev.turnstile.redis.support;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -180,9 +183,15 @@ public final class ReleaseSignals implements AutoCloseable {
         }
     }
 
+    /**
+     * One channel's signal count and the threads waiting on it. A signal wakes only the waiters
+     * whose target generation it reaches, so a thousand queued waiters cost one wake-up per
+     * release, not a thousand.
+     */
     private static final class Channel {
 
         private final String name;
+        private final List<Waiter> waiters = new ArrayList<>();
         private int subscribers;
         private volatile boolean confirmed;
         private long generation;
@@ -193,23 +202,56 @@ public final class ReleaseSignals implements AutoCloseable {
 
         synchronized void signal() {
             this.generation++;
-            notifyAll();
+            for (Waiter waiter : this.waiters) {
+                if (waiter.target <= this.generation) {
+                    waiter.woken = true;
+                    LockSupport.unpark(waiter.thread);
+                }
+            }
         }
 
         synchronized long generation() {
             return this.generation;
         }
 
-        synchronized boolean await(long seen, long timeoutNanos) throws InterruptedException {
-            long deadline = System.nanoTime() + timeoutNanos;
-            while (this.generation == seen) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0) {
-                    return false;
+        boolean await(long seen, long timeoutNanos) throws InterruptedException {
+            Waiter waiter = new Waiter(Thread.currentThread(), seen + 1);
+            synchronized (this) {
+                if (this.generation > seen) {
+                    return true;
                 }
-                TimeUnit.NANOSECONDS.timedWait(this, remaining);
+                this.waiters.add(waiter);
             }
-            return true;
+            try {
+                long deadline = System.nanoTime() + timeoutNanos;
+                while (!waiter.woken) {
+                    long remaining = deadline - System.nanoTime();
+                    if (remaining <= 0) {
+                        return false;
+                    }
+                    LockSupport.parkNanos(this, remaining);
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                }
+                return true;
+            } finally {
+                synchronized (this) {
+                    this.waiters.remove(waiter);
+                }
+            }
+        }
+    }
+
+    private static final class Waiter {
+
+        private final Thread thread;
+        private final long target;
+        private volatile boolean woken;
+
+        Waiter(Thread thread, long target) {
+            this.thread = thread;
+            this.target = target;
         }
     }
 
@@ -240,7 +282,8 @@ public final class ReleaseSignals implements AutoCloseable {
         }
 
         /**
-         * Waits until the generation moves past {@code seen} or the timeout passes.
+         * Waits until the generation moves past {@code seen} or the timeout passes. Passing a
+         * generation read earlier plus {@code n} waits for {@code n + 1} signals.
          *
          * @return whether a signal arrived
          * @throws InterruptedException if the thread is interrupted while waiting

@@ -24,17 +24,29 @@ public final class WaitLoop {
      *
      * @param grant the grant, or null if busy
      * @param retryHintNanos when the current holder's grant expires at the latest; 0 if unknown
+     * @param signalsToSkip release signals that cannot help this waiter yet (a fair waiter with
+     *     others ahead of it in the queue); it then retries after {@code retryHintNanos} at the
+     *     latest, which must keep its place in the queue alive
      */
-    public record Outcome<T>(@Nullable T grant, long retryHintNanos) {
+    public record Outcome<T>(@Nullable T grant, long retryHintNanos, long signalsToSkip) {
 
         /** A successful attempt. */
         public static <T> Outcome<T> granted(T grant) {
-            return new Outcome<>(grant, 0);
+            return new Outcome<>(grant, 0, 0);
         }
 
         /** A failed attempt; the holder's grant expires within {@code retryHintNanos} (0: unknown). */
         public static <T> Outcome<T> busy(long retryHintNanos) {
-            return new Outcome<>(null, retryHintNanos);
+            return new Outcome<>(null, retryHintNanos, 0);
+        }
+
+        /**
+         * A failed attempt of a queued waiter that cannot be served before {@code skip} more
+         * signals; with {@code skip > 0} it retries after {@code keepAliveNanos} unless enough
+         * signals come first.
+         */
+        public static <T> Outcome<T> queued(long retryHintNanos, long skip, long keepAliveNanos) {
+            return new Outcome<>(null, skip > 0 ? keepAliveNanos : retryHintNanos, skip);
         }
     }
 
@@ -58,13 +70,14 @@ public final class WaitLoop {
         try (ReleaseSignals.Subscription subscription = signals.subscribe(channel)) {
             Backoff backoff = new Backoff();
             long seen = subscription.generation();
+            long skip = 0;
             long pause = courtesyNanos > 0 ? courtesyNanos : backoff.nextNanos();
             // Joining a channel that is already live: a release since the first try may be unseen.
             boolean retryAtOnce = courtesyNanos <= 0 && subscription.joinedLive();
             while (true) {
                 long remaining = deadlineNanos - System.nanoTime();
                 if (!retryAtOnce) {
-                    subscription.await(seen, Math.min(Math.max(remaining, 0), pause));
+                    subscription.await(seen + skip, Math.min(Math.max(remaining, 0), pause));
                 }
                 retryAtOnce = false;
                 seen = subscription.generation();
@@ -75,8 +88,11 @@ public final class WaitLoop {
                 if (deadlineNanos - System.nanoTime() <= 0) {
                     return null;
                 }
+                skip = outcome.signalsToSkip();
                 pause = backoff.nextNanos();
-                if (outcome.retryHintNanos() > 0) {
+                if (skip > 0) {
+                    pause = outcome.retryHintNanos(); // queued behind others: only keep the place
+                } else if (outcome.retryHintNanos() > 0) {
                     pause = Math.min(pause, outcome.retryHintNanos());
                 }
             }

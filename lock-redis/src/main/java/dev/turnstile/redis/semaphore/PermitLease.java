@@ -1,0 +1,56 @@
+package dev.turnstile.redis.semaphore;
+
+import dev.turnstile.redis.support.ManagedLease;
+import dev.turnstile.redis.support.TurnstileRuntime;
+import java.time.Duration;
+import java.util.List;
+
+/** A lease on one permit: a member of the holders ZSET, renewed and released by its id. */
+final class PermitLease extends ManagedLease implements Permit {
+
+    private final String id;
+    private final String holdersKey;
+    private final String channel;
+
+    PermitLease(
+            TurnstileRuntime runtime,
+            String name,
+            String id,
+            long fencingToken,
+            Duration leaseTime,
+            boolean renewedByWatchdog,
+            long sentNanos) {
+        super(runtime, "semaphore", name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
+        this.id = id;
+        this.holdersKey = runtime.keys().semaphore(name);
+        this.channel = runtime.keys().semaphoreChannel(name);
+    }
+
+    @Override
+    public String id() {
+        return this.id;
+    }
+
+    @Override
+    protected RenewalOutcome renewInRedis(Duration leaseTime) {
+        long renewed = (Long) this.runtime.eval(
+                SemaphoreScripts.RENEW,
+                "renew a permit of semaphore '" + name() + "'",
+                List.of(this.holdersKey),
+                List.of(this.id, Long.toString(leaseTime.toMillis())));
+        return renewed == 1 ? RenewalOutcome.RENEWED : RenewalOutcome.GONE;
+    }
+
+    @Override
+    protected long releaseInRedis() {
+        return release(this.runtime, name(), this.id);
+    }
+
+    static long release(TurnstileRuntime runtime, String name, String id) {
+        return (Long) runtime.eval(
+                SemaphoreScripts.RELEASE,
+                "release a permit of semaphore '" + name + "'",
+                List.of(runtime.keys().semaphore(name)),
+                List.of(id, runtime.keys().semaphoreChannel(name)));
+    }
+}

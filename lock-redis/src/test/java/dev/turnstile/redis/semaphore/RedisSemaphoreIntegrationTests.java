@@ -1,0 +1,273 @@
+package dev.turnstile.redis.semaphore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.redis.LeaseLostEvent;
+import dev.turnstile.redis.LockLostException;
+import dev.turnstile.redis.SemaphoreFullException;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.CommandRecorder;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.JedisPooled;
+
+class RedisSemaphoreIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+    private JedisPooled client;
+    private Turnstile turnstile;
+
+    @BeforeEach
+    void setUp() {
+        this.client = redis.server().newClient(Duration.ofSeconds(2));
+        this.turnstile = Turnstile.builder(this.client)
+                .defaultLease(Duration.ofSeconds(3))
+                .listener(this.lost::add)
+                .build();
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.turnstile.close();
+        this.client.close();
+    }
+
+    @Test
+    void sixthCallerIsRefusedAtOnceWithOneRedisCall() {
+        RedisSemaphore semaphore = this.turnstile.semaphore("account:7", 5);
+        List<Permit> held = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            held.add(semaphore.tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow());
+        }
+        Optional<Permit> sixth;
+        List<String> commands;
+        try (CommandRecorder recorder = CommandRecorder.start(redis.server())) {
+            sixth = semaphore.tryAcquire();
+            commands = recorder.clientCommands();
+        }
+        assertThat(sixth).isEmpty();
+        assertThat(commands).containsExactly("EVALSHA");
+        assertThatThrownBy(() -> semaphore.acquire(Duration.ZERO, null))
+                .isInstanceOf(SemaphoreFullException.class)
+                .hasMessageContaining("'account:7'")
+                .hasMessageContaining("all 5 permits");
+        assertThat(semaphore.availablePermits()).isZero();
+        assertThat(semaphore.holders())
+                .extracting(PermitHolder::id)
+                .containsExactlyInAnyOrderElementsOf(
+                        held.stream().map(Permit::id).toList());
+        held.forEach(Permit::release);
+        assertThat(semaphore.availablePermits()).isEqualTo(5);
+    }
+
+    @Test
+    void stateExpiresWhenNoPermitIsLeftAndNoKeyLacksATtl() {
+        RedisSemaphore semaphore = this.turnstile.semaphore("ttl", 2);
+        Permit permit = semaphore.acquire(Duration.ZERO, Duration.ofSeconds(10));
+        assertThat(this.client.pttl("turnstile:sem:{ttl}")).isBetween(1L, 10_000L);
+        assertThat(this.client.pttl("turnstile:sem:{ttl}:fence")).isPositive();
+        permit.release();
+        assertThat(this.client.exists("turnstile:sem:{ttl}")).isFalse();
+
+        semaphore.acquire(Duration.ZERO, Duration.ofMillis(100));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !this.client.exists("turnstile:sem:{ttl}"));
+    }
+
+    @Test
+    void releaseIsOwnerCheckedAndIdempotent() {
+        RedisSemaphore semaphore = this.turnstile.semaphore("idem", 1);
+        Permit expired = semaphore.acquire(Duration.ZERO, Duration.ofMillis(100));
+        await().atMost(Duration.ofSeconds(5)).until(() -> semaphore.availablePermits() == 1);
+        Permit current = semaphore.acquire(Duration.ZERO, Duration.ofSeconds(30));
+        assertThat(expired.release()).isFalse();
+        assertThat(semaphore.holders()).extracting(PermitHolder::id).containsExactly(current.id());
+        assertThat(current.release()).isTrue();
+        assertThat(current.release()).isFalse();
+    }
+
+    @Test
+    void waitingAcquireGetsThePermitWhenOneIsReleased() throws Exception {
+        RedisSemaphore semaphore = this.turnstile.semaphore("wait", 1);
+        Permit held = semaphore.acquire(Duration.ZERO, null);
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            Future<Permit> waiter = other.submit(() -> semaphore.acquire(Duration.ofSeconds(10), null));
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2)).until(() -> !waiter.isDone());
+            held.release();
+            Permit next = waiter.get();
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+            next.release();
+        } finally {
+            other.shutdownNow();
+        }
+    }
+
+    @Test
+    void refreshingHolderKeepsItsPermitForTwentyLeases() {
+        RedisSemaphore semaphore = this.turnstile.semaphore("stream", 1);
+        Duration lease = Duration.ofMillis(150);
+        Permit permit = semaphore.acquire(Duration.ZERO, lease);
+        long end = System.nanoTime() + lease.multipliedBy(20).toNanos();
+        int refusals = 0;
+        while (System.nanoTime() < end) {
+            permit.extend(lease);
+            assertThat(semaphore.tryAcquire()).isEmpty();
+            refusals++;
+            // Pace the refresh at a third of the lease, like a streaming connection's heartbeat.
+            LockSupport.parkNanos(lease.toNanos() / 3);
+        }
+        assertThat(refusals).isGreaterThanOrEqualTo(20);
+        assertThat(permit.isHeld()).isTrue();
+        assertThat(this.lost).isEmpty();
+        assertThat(permit.release()).isTrue();
+    }
+
+    @Test
+    void watchdogKeepsAPermitWithoutLeaseTime() {
+        Turnstile shortLease = Turnstile.builder(this.client)
+                .defaultLease(Duration.ofMillis(300))
+                .build();
+        try {
+            RedisSemaphore semaphore = shortLease.semaphore("watched", 1);
+            Permit permit = semaphore.acquire(Duration.ZERO, null);
+            await().during(Duration.ofSeconds(1))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> permit.isHeld() && semaphore.tryAcquire().isEmpty());
+            assertThat(permit.release()).isTrue();
+        } finally {
+            shortLease.close();
+        }
+    }
+
+    @Test
+    void unrefreshedPermitIsReportedLostAndCannotBeExtended() {
+        RedisSemaphore semaphore = this.turnstile.semaphore("lapse", 2);
+        Permit permit = semaphore.acquire(Duration.ZERO, Duration.ofMillis(150));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !this.lost.isEmpty());
+        assertThat(this.lost).singleElement().satisfies(event -> {
+            assertThat(event.kind()).isEqualTo("semaphore");
+            assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.LEASE_ELAPSED);
+        });
+        assertThatThrownBy(() -> permit.extend(Duration.ofSeconds(5)))
+                .isInstanceOf(LockLostException.class)
+                .hasMessageContaining("semaphore 'lapse'");
+        assertThat(semaphore.holders()).isEmpty();
+    }
+
+    @Test
+    void extendNeverReaddsAnExpiredPermit() {
+        RedisSemaphore semaphore = this.turnstile.semaphore("no-readd", 1);
+        Permit permit = semaphore.acquire(Duration.ZERO, Duration.ofSeconds(30));
+        this.client.zadd("turnstile:sem:{no-readd}", 1, permit.id()); // expired long ago by server time
+        assertThatThrownBy(() -> permit.extend(Duration.ofSeconds(5))).isInstanceOf(LockLostException.class);
+        assertThat(this.lost)
+                .extracting(LeaseLostEvent::reason)
+                .containsExactly(LeaseLostEvent.Reason.EXPIRED_IN_REDIS);
+        assertThat(semaphore.holders()).isEmpty();
+    }
+
+    @Test
+    void badInputIsRejectedWithTheValueQuoted() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> this.turnstile.semaphore("s", 0))
+                .withMessage("'limit' of semaphore 's' must be at least 1 but was 0");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> this.turnstile.semaphore(" ", 1))
+                .withMessageContaining("'name'");
+        RedisSemaphore semaphore = this.turnstile.semaphore("s", 1);
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> semaphore.tryAcquire(Duration.ofMillis(-1), null))
+                .withMessageContaining("'wait'");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> semaphore.tryAcquire(Duration.ZERO, Duration.ofSeconds(-1)))
+                .withMessage("'leaseTime' must be positive but was PT-1S");
+    }
+
+    @Test
+    void fairSemaphoreGrantsInArrivalOrderToAThousandWaiters() throws Exception {
+        long t0 = System.nanoTime();
+        List<long[]> grants =
+                runArrivals(this.turnstile.semaphore("fair", 1).fair(), Integer.getInteger("w", 1_000), true);
+        System.out.println("fair took ms " + (System.nanoTime() - t0) / 1_000_000);
+        grants.sort((a, b) -> Long.compare(a[0], b[0]));
+        assertThat(grants).hasSize(1_000);
+        assertThat(inversions(grants))
+                .as("waiters served before an earlier arrival")
+                .isZero();
+    }
+
+    @Test
+    void unfairSemaphoreLetsLaterArrivalsOvertake() throws Exception {
+        List<long[]> grants = runArrivals(this.turnstile.semaphore("unfair", 1), 200, false);
+        grants.sort((a, b) -> Long.compare(a[0], b[0]));
+        long overtakes = inversions(grants);
+        System.out.printf("unfair semaphore: %d overtakes among 200 waiters%n", overtakes);
+        assertThat(grants).hasSize(200);
+        assertThat(overtakes).isPositive();
+    }
+
+    /**
+     * Holds the only permit, starts {@code waiters} threads one after another (each queued before
+     * the next starts, when fair), then lets them through. Returns {arrival index, fencing token}.
+     */
+    private List<long[]> runArrivals(RedisSemaphore semaphore, int waiters, boolean awaitQueued) throws Exception {
+        Permit gate = semaphore.acquire(Duration.ZERO, null);
+        List<long[]> grants = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            int arrival = i;
+            Thread thread = new Thread(() -> {
+                Permit permit = semaphore.acquire(Duration.ofMinutes(2), null);
+                grants.add(new long[] {arrival, permit.fencingToken()});
+                permit.release();
+            });
+            thread.start();
+            threads.add(thread);
+            if (awaitQueued) {
+                long queued = i + 1;
+                await().pollInterval(Duration.ofMillis(1))
+                        .atMost(Duration.ofSeconds(10))
+                        .until(() -> this.client.zcard("turnstile:sem:{fair}:queue") == queued);
+            } else {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+            }
+        }
+        gate.release();
+        for (Thread thread : threads) {
+            thread.join(TimeUnit.MINUTES.toMillis(2));
+        }
+        return new ArrayList<>(grants);
+    }
+
+    /** Pairs where a later arrival got a smaller (earlier) fencing token. */
+    private static long inversions(List<long[]> byArrival) {
+        long count = 0;
+        for (int i = 0; i < byArrival.size(); i++) {
+            for (int j = i + 1; j < byArrival.size(); j++) {
+                if (byArrival.get(j)[1] < byArrival.get(i)[1]) {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+}

@@ -1,0 +1,129 @@
+package dev.turnstile.redis.semaphore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.ChildJvm;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.JedisPooled;
+
+/** Hunts for more than N holders: two JVMs, a crashed holder, and clients with skewed clocks. */
+class SemaphoreLimitIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    @Test
+    void thirtyTwoThreadsInTwoJvmsNeverExceedTheLimitAndUseEverySlot() throws Exception {
+        int cycles = 10_000;
+        ChildJvm child = redis.startChild(
+                SemaphoreWorkerMain.class, "cycle", port(), "partner-api", "5", "16", Integer.toString(cycles));
+        child.awaitLineStartingWith("READY", Duration.ofSeconds(30));
+        long parentMax;
+        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            child.send("go");
+            parentMax =
+                    SemaphoreWorkerMain.HolderCount.cycle(turnstile.semaphore("partner-api", 5), client, 16, cycles);
+        }
+        long childMax = Long.parseLong(
+                child.awaitLineStartingWith("MAX", Duration.ofMinutes(3)).split(" ")[1]);
+        child.awaitLineStartingWith("DONE", Duration.ofSeconds(10));
+
+        assertThat(Math.max(parentMax, childMax))
+                .as("most holders counted at once")
+                .isEqualTo(5);
+        assertThat(redis.server().client().get(SemaphoreWorkerMain.HolderCount.KEY))
+                .isEqualTo("0");
+    }
+
+    @Test
+    void permitsOfAKilledHolderComeBackAfterTheLeaseAndNotBefore() {
+        ChildJvm holder = redis.startChild(SemaphoreWorkerMain.class, "hold", port(), "crash", "3", "3", "1000");
+        long childSent = Long.parseLong(
+                holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30)).split(" ")[1]);
+        holder.kill();
+        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            RedisSemaphore semaphore = turnstile.semaphore("crash", 3);
+            for (int slot = 0; slot < 3; slot++) {
+                Optional<Permit> permit = semaphore.tryAcquire(Duration.ofSeconds(10), Duration.ofSeconds(30));
+                long acquiredAt = System.nanoTime();
+                assertThat(permit).as("slot %d came back", slot).isPresent();
+                assertThat(Duration.ofNanos(acquiredAt - childSent)).isGreaterThanOrEqualTo(Duration.ofMillis(998));
+            }
+            assertThat(semaphore.tryAcquire()).isEmpty();
+        }
+    }
+
+    @Test
+    void clockSkewLetsTheBooksSemaphoreOverfillButNotRedisSemaphore() {
+        int rounds = 200;
+        AtomicLong realClock = new AtomicLong(1_000_000);
+        JedisPooled client = redis.server().client();
+        // Client A's clock runs 10 ms ahead of client B's; B calls 1 ms (real time) after A.
+        BookSemaphore fast = new BookSemaphore(client, "book-sem", 1, 10_000, () -> realClock.get() + 10);
+        BookSemaphore slow = new BookSemaphore(client, "book-sem", 1, 10_000, realClock::get);
+        int overLimit = 0;
+        int stolen = 0;
+        for (int round = 0; round < rounds; round++) {
+            String a = fast.acquire();
+            realClock.addAndGet(1);
+            String b = slow.acquire();
+            if (a != null && b != null) {
+                overLimit++;
+            }
+            if (a != null && !fast.stillHolds(a)) {
+                stolen++;
+            }
+            releaseIfHeld(fast, a);
+            releaseIfHeld(slow, b);
+            realClock.addAndGet(50);
+        }
+
+        int turnstileOverLimit = 0;
+        try (Turnstile turnstile = Turnstile.builder(client).build()) {
+            RedisSemaphore semaphore = turnstile.semaphore("turnstile-sem", 1);
+            for (int round = 0; round < rounds; round++) {
+                Optional<Permit> a = semaphore.tryAcquire();
+                Optional<Permit> b = semaphore.tryAcquire();
+                if (a.isPresent() && b.isPresent()) {
+                    turnstileOverLimit++;
+                }
+                List<Permit> held = new ArrayList<>();
+                a.ifPresent(held::add);
+                b.ifPresent(held::add);
+                held.forEach(Permit::release);
+            }
+        }
+
+        System.out.printf(
+                "10 ms clock skew over %d rounds: book semaphore over the limit %d times, slot stolen %d times;"
+                        + " RedisSemaphore over the limit %d times%n",
+                rounds, overLimit, stolen, turnstileOverLimit);
+        assertThat(overLimit)
+                .as("book semaphore admitted two holders of one slot")
+                .isEqualTo(rounds);
+        assertThat(stolen)
+                .as("book semaphore's first holder lost its slot by rank")
+                .isEqualTo(rounds);
+        assertThat(turnstileOverLimit).isZero();
+    }
+
+    private static void releaseIfHeld(BookSemaphore semaphore, String id) {
+        if (id != null) {
+            semaphore.release(id);
+        }
+    }
+
+    private static String port() {
+        return Integer.toString(redis.server().port());
+    }
+}

@@ -1,0 +1,87 @@
+package dev.turnstile.redis.semaphore;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.Turnstile;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * A second process for semaphore tests.
+ *
+ * <pre>
+ * hold PORT NAME LIMIT COUNT LEASE_MS     takes COUNT permits; prints "ACQUIRED sentNanos"; waits
+ * cycle PORT NAME LIMIT THREADS CYCLES    after "go", runs acquire/hold/release cycles, counting
+ *                                         holders in Redis; prints "MAX n" then "DONE"
+ * </pre>
+ */
+public final class SemaphoreWorkerMain {
+
+    private SemaphoreWorkerMain() {}
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(args[1]);
+        String name = args[2];
+        int limit = Integer.parseInt(args[3]);
+        BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        try (JedisPooled redis = new JedisPooled("127.0.0.1", port);
+                Turnstile turnstile = Turnstile.builder(redis).build()) {
+            RedisSemaphore semaphore = turnstile.semaphore(name, limit);
+            if (args[0].equals("hold")) {
+                long sent = System.nanoTime();
+                Duration lease = Duration.ofMillis(Long.parseLong(args[5]));
+                for (int i = 0; i < Integer.parseInt(args[4]); i++) {
+                    semaphore.acquire(Duration.ZERO, lease);
+                }
+                System.out.println("ACQUIRED " + sent);
+                input.readLine();
+            } else {
+                System.out.println("READY");
+                input.readLine();
+                long max = HolderCount.cycle(semaphore, redis, Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+                System.out.println("MAX " + max);
+                System.out.println("DONE");
+            }
+        }
+        System.exit(0);
+    }
+
+    /** Acquire, count holders in Redis (INCR), release (DECR first): the count is exact at all times. */
+    static final class HolderCount {
+
+        static final String KEY = "holders-now";
+
+        private HolderCount() {}
+
+        static long cycle(RedisSemaphore semaphore, JedisPooled redis, int threads, int cycles) throws Exception {
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<Long>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int share = cycles / threads + (t < cycles % threads ? 1 : 0);
+                results.add(pool.submit(() -> {
+                    long max = 0;
+                    for (int i = 0; i < share; i++) {
+                        try (Lease permit = semaphore.acquire(Duration.ofSeconds(60), null)) {
+                            max = Math.max(max, redis.incr(KEY));
+                            redis.decr(KEY);
+                        }
+                    }
+                    return max;
+                }));
+            }
+            long max = 0;
+            for (Future<Long> result : results) {
+                max = Math.max(max, result.get());
+            }
+            pool.shutdown();
+            return max;
+        }
+    }
+}
