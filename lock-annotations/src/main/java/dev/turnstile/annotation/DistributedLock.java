@@ -1,0 +1,86 @@
+package dev.turnstile.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the method under a distributed lock held in Redis: at most one invocation per key at a
+ * time, across every process of the deployment.
+ *
+ * <pre>{@code
+ * @DistributedLock(key = "item:#itemId", waitTime = "2s")
+ * public void buy(String buyerId, String itemId) { ... }
+ *
+ * @DistributedLock(key = {"account:#from.id", "account:#to.id"})   // both or neither, no deadlock
+ * public void transfer(Account from, Account to, long cents) { ... }
+ * }</pre>
+ *
+ * <h2>Keys</h2>
+ *
+ * A key is a template: literal text with expressions in it.
+ *
+ * <ul>
+ *   <li>{@code #{ expression }} is a SpEL expression, evaluated per call with the method's
+ *       arguments as {@code #name}, {@code #p0} or {@code #a0}, {@code #root.method}, {@code
+ *       #root.args}, {@code #root.target}, and beans as {@code @beanName};
+ *   <li>the short form {@code #name} or {@code #name.property.property} inside literal text means
+ *       {@code #{#name.property.property}}: it ends at the first character that is not part of a
+ *       Java identifier or a {@code .} followed by one ({@code "item:#itemId"} ≡ {@code
+ *       "item:#{#itemId}"}; {@code "#order.id."} ends with a literal dot);
+ *   <li>{@code \#} is a literal {@code #} and {@code \\} a literal backslash;
+ *   <li>a template that is a single {@code #{...}} block may return a collection or array: one key
+ *       per element, locked all-or-nothing.
+ * </ul>
+ *
+ * Several keys, given as several templates or a collection, form one multi-key lock acquired in
+ * sorted order. No key at all means the method's fully qualified name. An expression that yields
+ * null or a blank string fails the call with an {@code IllegalArgumentException} naming the
+ * method, the template and the arguments; the method does not run.
+ *
+ * <h2>Times</h2>
+ *
+ * Durations are strings: {@code "500ms"}, {@code "5s"}, {@code "PT5S"}, or a placeholder such as
+ * {@code "${app.lock.wait:5s}"}. Every annotated method is checked when the application starts;
+ * a bad key, duration or fallback fails the start with a message naming each bad method.
+ *
+ * <h2>Reentrancy and transactions</h2>
+ *
+ * A nested call on the same thread with a key the thread already holds joins the outer lease (no
+ * second acquire, no deadlock). The lock is taken outside {@code @Transactional} on the same
+ * method, so it is released only after the transaction has committed; when a transaction is
+ * already active around the call, the release waits for that transaction to complete.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DistributedLock {
+
+    /** Key templates; several form one all-or-nothing lock. Empty: the method's qualified name. */
+    String[] key() default {};
+
+    /** How long to wait for the lock; empty: {@code turnstile.lock.wait-time} (5s by default). */
+    String waitTime() default "";
+
+    /**
+     * How long the lease lasts; empty: the default lease, renewed by the watchdog while the method
+     * runs. A given lease time is not renewed: the lock expires after it even if the method still
+     * runs (and the loss is reported).
+     */
+    String leaseTime() default "";
+
+    /** What to do when the lock is not acquired in time; ignored when {@link #fallback()} is set. */
+    OnFailure onFailure() default OnFailure.THROW;
+
+    /**
+     * Name of a method of the same bean to call instead when the lock is not acquired: same
+     * parameters (optionally followed by one {@code Throwable} parameter that receives the
+     * failure), and a return type assignable to this method's.
+     */
+    String fallback() default "";
+
+    /** SpEL condition; when it evaluates to false the method runs without the lock. */
+    String condition() default "";
+}

@@ -1,0 +1,47 @@
+package dev.turnstile.spring.aop;
+
+import dev.turnstile.annotation.OnFailure;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.context.expression.AnnotatedElementKey;
+
+/**
+ * Everything about one guarded method that does not change between calls, resolved once per
+ * (method, target class) and validated at startup.
+ *
+ * @param kind lock or semaphore
+ * @param method the most specific method (on the target class, bridge resolved)
+ * @param elementKey the cache key of the method's expressions
+ * @param description {@code OrderService.buy(String, String)}, for messages
+ * @param keyTemplates the key templates; empty means the method's qualified name
+ * @param defaultKey the method's qualified name
+ * @param waitTime how long to wait
+ * @param leaseTime the lease, or null for the watchdog-renewed default
+ * @param onFailure what to do when not acquired, if no fallback
+ * @param fallback the fallback method, or null
+ * @param fallbackTakesFailure whether the fallback takes the failure as its last argument
+ * @param condition the condition expression, or null
+ * @param limit the semaphore's fixed limit (0 when given by an expression, or for a lock)
+ * @param limitExpression the per-call limit expression, or null
+ * @param fair whether the semaphore is fair
+ * @param returnKind how the method returns its result
+ */
+record GuardOperation(
+        GuardKind kind,
+        Method method,
+        AnnotatedElementKey elementKey,
+        String description,
+        List<String> keyTemplates,
+        String defaultKey,
+        Duration waitTime,
+        @Nullable Duration leaseTime,
+        OnFailure onFailure,
+        @Nullable Method fallback,
+        boolean fallbackTakesFailure,
+        @Nullable String condition,
+        int limit,
+        @Nullable String limitExpression,
+        boolean fair,
+        ReturnKind returnKind) {}

@@ -1,0 +1,311 @@
+package dev.turnstile.spring.aop;
+
+import dev.turnstile.annotation.DistributedLock;
+import dev.turnstile.annotation.OnFailure;
+import dev.turnstile.annotation.Semaphore;
+import dev.turnstile.spring.key.KeyExpressionEvaluator;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.PropertyResolver;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Reads {@code @DistributedLock} and {@code @Semaphore} into {@link GuardOperation}s, checking
+ * everything that can be checked before a call: templates and expressions parse, durations
+ * parse, limits are at least 1, the fallback exists with a compatible signature, SKIP is not used
+ * on a primitive return type.
+ */
+public final class GuardOperationFactory {
+
+    private final PropertyResolver placeholders;
+    private final KeyExpressionEvaluator evaluator;
+    private final Duration lockWaitTime;
+    private final Duration semaphoreWaitTime;
+
+    /** Returns the evaluator that parses and caches this factory's expressions. */
+    public KeyExpressionEvaluator evaluator() {
+        return this.evaluator;
+    }
+
+    /** Creates the factory; the wait times apply where an annotation gives none. */
+    public GuardOperationFactory(
+            PropertyResolver placeholders,
+            KeyExpressionEvaluator evaluator,
+            Duration lockWaitTime,
+            Duration semaphoreWaitTime) {
+        this.placeholders = placeholders;
+        this.evaluator = evaluator;
+        this.lockWaitTime = lockWaitTime;
+        this.semaphoreWaitTime = semaphoreWaitTime;
+    }
+
+    /**
+     * Returns the kinds of guard declared on {@code method} as implemented by {@code targetClass}.
+     * Like the aspects' pointcuts, this reads the implementation method only: an annotation on an
+     * interface method is not applied (see {@link #interfaceOnlyAnnotations}).
+     */
+    public static List<GuardKind> kindsOf(Method method, Class<?> targetClass) {
+        Method specific = specific(method, targetClass);
+        List<GuardKind> kinds = new ArrayList<>(2);
+        if (AnnotatedElementUtils.isAnnotated(specific, DistributedLock.class)) {
+            kinds.add(GuardKind.LOCK);
+        }
+        if (AnnotatedElementUtils.isAnnotated(specific, Semaphore.class)) {
+            kinds.add(GuardKind.SEMAPHORE);
+        }
+        return kinds;
+    }
+
+    /**
+     * Returns a problem for each interface method of {@code targetClass} that carries a guard
+     * annotation its implementation lacks: such an annotation would silently do nothing.
+     */
+    public static List<String> interfaceOnlyAnnotations(Class<?> targetClass) {
+        List<String> problems = new ArrayList<>();
+        for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(targetClass)) {
+            for (Method declared : type.getMethods()) {
+                boolean annotated = AnnotatedElementUtils.isAnnotated(declared, DistributedLock.class)
+                        || AnnotatedElementUtils.isAnnotated(declared, Semaphore.class);
+                if (annotated && kindsOf(declared, targetClass).isEmpty()) {
+                    problems.add(describe(declared, targetClass) + ": the annotation on " + type.getSimpleName() + "."
+                            + declared.getName() + " is not applied; annotate the implementing method");
+                }
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * Builds the operation of {@code kind} on {@code method} as called on {@code targetClass}.
+     *
+     * @throws InvalidGuardException listing every problem with the annotation
+     */
+    public GuardOperation create(GuardKind kind, Method method, Class<?> targetClass) {
+        Method specific = specific(method, targetClass);
+        String description = describe(specific, targetClass);
+        AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, targetClass);
+        List<String> problems = new ArrayList<>();
+        GuardOperation operation = kind == GuardKind.LOCK
+                ? lock(specific, targetClass, elementKey, description, problems)
+                : semaphore(specific, targetClass, elementKey, description, problems);
+        if (!problems.isEmpty()) {
+            throw new InvalidGuardException(description, problems);
+        }
+        return operation;
+    }
+
+    private GuardOperation lock(
+            Method method, Class<?> targetClass, AnnotatedElementKey key, String description, List<String> problems) {
+        DistributedLock lock = AnnotatedElementUtils.getMergedAnnotation(method, DistributedLock.class);
+        List<String> templates =
+                Arrays.stream(lock.key()).filter(t -> !t.isBlank()).toList();
+        checkTemplates(key, templates, problems);
+        String condition = lock.condition().isBlank() ? null : lock.condition();
+        if (condition != null) {
+            checkExpression(key, "condition", condition, problems);
+        }
+        Duration wait = duration("waitTime", lock.waitTime(), this.lockWaitTime, false, problems);
+        Duration lease = duration("leaseTime", lock.leaseTime(), null, true, problems);
+        ReturnKind returnKind = ReturnKind.of(method.getReturnType());
+        Method fallback = fallback(method, targetClass, lock.fallback(), problems);
+        checkSkip(method, lock.onFailure(), fallback, problems);
+        return new GuardOperation(
+                GuardKind.LOCK,
+                method,
+                key,
+                description,
+                templates,
+                qualifiedName(method, targetClass),
+                wait,
+                lease,
+                lock.onFailure(),
+                fallback,
+                takesFailure(method, fallback),
+                condition,
+                0,
+                null,
+                false,
+                returnKind);
+    }
+
+    private GuardOperation semaphore(
+            Method method, Class<?> targetClass, AnnotatedElementKey key, String description, List<String> problems) {
+        Semaphore semaphore = AnnotatedElementUtils.getMergedAnnotation(method, Semaphore.class);
+        List<String> templates = semaphore.key().isBlank() ? List.of() : List.of(semaphore.key());
+        checkTemplates(key, templates, problems);
+        int limit = semaphore.limit();
+        String limitExpression = null;
+        boolean hasExpression = !semaphore.limitExpression().isBlank();
+        if (hasExpression && limit != 0) {
+            problems.add("give 'limit' or 'limitExpression', not both");
+        } else if (hasExpression) {
+            String resolved = resolve("limitExpression", semaphore.limitExpression(), problems);
+            if (resolved != null && resolved.contains("#")) {
+                limitExpression = resolved;
+                checkExpression(key, "limitExpression", resolved, problems);
+            } else if (resolved != null) {
+                limit = parseLimit(resolved, problems);
+            }
+        } else if (limit < 1) {
+            problems.add("'limit' must be at least 1 but was " + limit + " (or give a 'limitExpression')");
+        }
+        Duration wait = duration("waitTime", semaphore.waitTime(), this.semaphoreWaitTime, false, problems);
+        Duration lease = duration("leaseTime", semaphore.leaseTime(), null, true, problems);
+        Method fallback = fallback(method, targetClass, semaphore.fallback(), problems);
+        checkSkip(method, semaphore.onFailure(), fallback, problems);
+        return new GuardOperation(
+                GuardKind.SEMAPHORE,
+                method,
+                key,
+                description,
+                templates,
+                qualifiedName(method, targetClass),
+                wait,
+                lease,
+                semaphore.onFailure(),
+                fallback,
+                takesFailure(method, fallback),
+                null,
+                limit,
+                limitExpression,
+                semaphore.fair(),
+                ReturnKind.of(method.getReturnType()));
+    }
+
+    private void checkTemplates(AnnotatedElementKey key, List<String> templates, List<String> problems) {
+        for (String template : templates) {
+            try {
+                this.evaluator.template(key, template);
+            } catch (RuntimeException e) {
+                problems.add("key template '" + template + "' does not parse: " + e.getMessage());
+            }
+        }
+    }
+
+    private void checkExpression(AnnotatedElementKey key, String attribute, String expression, List<String> problems) {
+        try {
+            this.evaluator.expression(key, expression);
+        } catch (RuntimeException e) {
+            problems.add("'" + attribute + "' expression '" + expression + "' does not parse: " + e.getMessage());
+        }
+    }
+
+    private @Nullable Duration duration(
+            String attribute, String text, @Nullable Duration fallbackValue, boolean positive, List<String> problems) {
+        if (text.isBlank()) {
+            return fallbackValue;
+        }
+        String resolved = resolve(attribute, text, problems);
+        if (resolved == null) {
+            return fallbackValue;
+        }
+        try {
+            Duration duration = DurationStyle.detectAndParse(resolved.trim());
+            if (duration.isNegative() || (positive && duration.isZero())) {
+                problems.add("'" + attribute + "' must be " + (positive ? "positive" : "zero or positive")
+                        + " but was \"" + text + "\"");
+            }
+            return duration;
+        } catch (IllegalArgumentException e) {
+            problems.add(
+                    "'" + attribute + "' \"" + text + "\" is not a duration: use 500ms, 5s, PT5S or ${property:5s}");
+            return fallbackValue;
+        }
+    }
+
+    private @Nullable String resolve(String attribute, String text, List<String> problems) {
+        try {
+            return this.placeholders.resolveRequiredPlaceholders(text);
+        } catch (IllegalArgumentException e) {
+            problems.add("'" + attribute + "' \"" + text + "\" has an unresolvable placeholder: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static int parseLimit(String text, List<String> problems) {
+        try {
+            int limit = Integer.parseInt(text.trim());
+            if (limit < 1) {
+                problems.add("'limitExpression' must resolve to at least 1 but was " + limit);
+            }
+            return limit;
+        } catch (NumberFormatException e) {
+            problems.add("'limitExpression' \"" + text + "\" is neither a number nor a SpEL expression");
+            return 0;
+        }
+    }
+
+    private static @Nullable Method fallback(Method method, Class<?> targetClass, String name, List<String> problems) {
+        if (name.isBlank()) {
+            return null;
+        }
+        Class<?>[] parameters = method.getParameterTypes();
+        Class<?>[] withFailure = Arrays.copyOf(parameters, parameters.length + 1);
+        withFailure[parameters.length] = Throwable.class;
+        Optional<Method> found =
+                findMethod(targetClass, name, parameters).or(() -> findMethod(targetClass, name, withFailure));
+        if (found.isEmpty()) {
+            problems.add("fallback '" + name + "' not found: declare " + name + "(" + typeNames(parameters) + ") on "
+                    + targetClass.getSimpleName() + ", optionally with a last Throwable parameter");
+            return null;
+        }
+        Method fallback = found.get();
+        if (!ClassUtils.isAssignable(method.getReturnType(), fallback.getReturnType())) {
+            problems.add("fallback '" + name + "' returns "
+                    + fallback.getReturnType().getSimpleName() + ", which is not assignable to "
+                    + method.getReturnType().getSimpleName());
+        }
+        return fallback;
+    }
+
+    private static Optional<Method> findMethod(Class<?> type, String name, Class<?>[] parameters) {
+        for (Class<?> current = type; current != null && current != Object.class; current = current.getSuperclass()) {
+            try {
+                return Optional.of(current.getDeclaredMethod(name, parameters));
+            } catch (NoSuchMethodException e) {
+                // look in the superclass
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static void checkSkip(
+            Method method, OnFailure onFailure, @Nullable Method fallback, List<String> problems) {
+        Class<?> returnType = method.getReturnType();
+        if (onFailure == OnFailure.SKIP && fallback == null && returnType.isPrimitive() && returnType != void.class) {
+            problems.add("onFailure = SKIP cannot produce a " + returnType.getName()
+                    + ": return a wrapper type or Optional, or name a fallback");
+        }
+    }
+
+    private static boolean takesFailure(Method method, @Nullable Method fallback) {
+        return fallback != null && fallback.getParameterCount() == method.getParameterCount() + 1;
+    }
+
+    private static Method specific(Method method, Class<?> targetClass) {
+        return BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, targetClass));
+    }
+
+    static String describe(Method method, Class<?> targetClass) {
+        return ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName() + "("
+                + typeNames(method.getParameterTypes()) + ")";
+    }
+
+    private static String qualifiedName(Method method, Class<?> targetClass) {
+        return ClassUtils.getUserClass(targetClass).getName() + "." + method.getName();
+    }
+
+    private static String typeNames(Class<?>[] types) {
+        return Arrays.stream(types).map(Class::getSimpleName).collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,230 @@
+package dev.turnstile.spring.aop;
+
+import dev.turnstile.annotation.OnFailure;
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.TurnstileException;
+import dev.turnstile.spring.LockContext;
+import dev.turnstile.spring.key.KeyExpressionEvaluator;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * What the aspects delegate to, holding no AOP types (after Spring's {@code CacheAspectSupport}):
+ * finds the method's cached {@link GuardOperation}, resolves its keys for the call, acquires,
+ * invokes the method the way its return type needs, and releases; or applies the failure policy.
+ * Thread-safe.
+ */
+public final class GuardOperationSupport {
+
+    private final Turnstile turnstile;
+    private final KeyExpressionEvaluator evaluator;
+    private final GuardOperationFactory factory;
+    private final OnLeaseLost onLeaseLost;
+    private final @Nullable TransactionGuard transactions;
+    private final Map<OperationKey, GuardOperation> operations = new ConcurrentHashMap<>();
+
+    /**
+     * @param transactions ties leases to transactions; null when spring-tx is absent
+     */
+    public GuardOperationSupport(
+            Turnstile turnstile,
+            GuardOperationFactory factory,
+            OnLeaseLost onLeaseLost,
+            @Nullable TransactionGuard transactions) {
+        this.turnstile = turnstile;
+        this.evaluator = factory.evaluator();
+        this.factory = factory;
+        this.onLeaseLost = onLeaseLost;
+        this.transactions = transactions;
+    }
+
+    /**
+     * Runs {@code invoker} under the guard of {@code kind} declared on {@code method}.
+     *
+     * @throws Throwable what the method throws, or the acquisition failure (THROW)
+     */
+    public @Nullable Object invoke(GuardKind kind, Method method, Object target, Object[] args, Invoker invoker)
+            throws Throwable {
+        Class<?> targetClass = AopProxyUtils.ultimateTargetClass(target);
+        GuardOperation operation = operation(kind, method, targetClass);
+        EvaluationContext context = this.evaluator.context(operation.method(), args, target, targetClass);
+        if (operation.condition() != null
+                && !Boolean.TRUE.equals(this.evaluator
+                        .expression(operation.elementKey(), operation.condition())
+                        .getValue(context, Boolean.class))) {
+            return invoker.invoke();
+        }
+        Guard guard = new Guard(operation, keys(operation, context), limit(operation, context));
+        return switch (operation.returnKind()) {
+            case SYNC -> invokeSync(guard, target, args, invoker);
+            case COMPLETION_STAGE -> invokeAsync(guard, target, args, invoker);
+            case MONO, FLUX ->
+                ReactiveGuards.guard(operation.returnKind(), () -> guard.tryAcquire(this.turnstile), invoker, () ->
+                        (Publisher<?>) reactiveFailure(guard, target, args));
+        };
+    }
+
+    /** Returns the operation of {@code kind} on {@code method}, building and caching it on first use. */
+    public GuardOperation operation(GuardKind kind, Method method, Class<?> targetClass) {
+        return this.operations.computeIfAbsent(
+                new OperationKey(kind, new AnnotatedElementKey(method, targetClass)),
+                key -> this.factory.create(kind, method, targetClass));
+    }
+
+    private @Nullable Object invokeSync(Guard guard, Object target, Object[] args, Invoker invoker) throws Throwable {
+        String label = guard.operation().kind().label();
+        LockContext joined = LockContext.holding(label, guard.keys());
+        if (joined != null) {
+            LockContext.push(joined);
+            try {
+                return invoker.invoke();
+            } finally {
+                LockContext.pop();
+            }
+        }
+        long start = System.nanoTime();
+        Optional<? extends Lease> acquired = guard.tryAcquire(this.turnstile);
+        if (acquired.isEmpty()) {
+            return failure(guard, target, args, guard.failure(Duration.ofNanos(System.nanoTime() - start)));
+        }
+        Lease lease = acquired.get();
+        LockContext context = new LockContext(label, lease);
+        MethodThread running = this.onLeaseLost == OnLeaseLost.INTERRUPT ? MethodThread.watch(lease) : null;
+        boolean deferred = this.transactions != null && this.transactions.deferRelease(lease);
+        if (this.transactions != null) {
+            this.transactions.guardCommit(context);
+        }
+        LockContext.push(context);
+        try {
+            return invoker.invoke();
+        } finally {
+            LockContext.pop();
+            if (running != null) {
+                running.finished();
+            }
+            if (!deferred) {
+                lease.close();
+            }
+        }
+    }
+
+    private @Nullable Object invokeAsync(Guard guard, Object target, Object[] args, Invoker invoker) throws Throwable {
+        long start = System.nanoTime();
+        Optional<? extends Lease> acquired = guard.tryAcquire(this.turnstile);
+        if (acquired.isEmpty()) {
+            TurnstileException failure = guard.failure(Duration.ofNanos(System.nanoTime() - start));
+            return guard.operation().fallback() == null && guard.operation().onFailure() == OnFailure.THROW
+                    ? CompletableFuture.failedFuture(failure)
+                    : failure(guard, target, args, failure);
+        }
+        Lease lease = acquired.get();
+        Object result;
+        LockContext.push(new LockContext(guard.operation().kind().label(), lease));
+        try {
+            result = invoker.invoke();
+        } catch (Throwable e) {
+            lease.close();
+            throw e;
+        } finally {
+            LockContext.pop();
+        }
+        if (result == null) {
+            lease.close();
+            return null;
+        }
+        // Callers see the stage complete only after the lease is released.
+        return ((CompletionStage<?>) result).whenComplete((value, error) -> lease.close());
+    }
+
+    private @Nullable Object failure(Guard guard, Object target, Object[] args, TurnstileException failure)
+            throws Throwable {
+        GuardOperation operation = guard.operation();
+        if (operation.fallback() != null) {
+            return callFallback(operation, target, args, failure);
+        }
+        if (operation.onFailure() == OnFailure.SKIP) {
+            return skipValue(operation);
+        }
+        throw failure;
+    }
+
+    private Object reactiveFailure(Guard guard, Object target, Object[] args) {
+        TurnstileException failure = guard.failure(guard.operation().waitTime());
+        try {
+            Object result = failure(guard, target, args, failure);
+            return result != null ? result : skipValue(guard.operation());
+        } catch (Throwable e) {
+            return ReactiveGuards.error(guard.operation().returnKind(), e);
+        }
+    }
+
+    private static @Nullable Object skipValue(GuardOperation operation) {
+        Class<?> type = operation.method().getReturnType();
+        return switch (operation.returnKind()) {
+            case COMPLETION_STAGE -> CompletableFuture.completedFuture(null);
+            case MONO -> ReactiveGuards.skipMono();
+            case FLUX -> ReactiveGuards.skipFlux();
+            case SYNC -> type == Optional.class ? Optional.empty() : null;
+        };
+    }
+
+    private static @Nullable Object callFallback(
+            GuardOperation operation, Object target, Object[] args, TurnstileException failure) throws Throwable {
+        Method fallback = operation.fallback();
+        Object[] fallbackArgs = args;
+        if (operation.fallbackTakesFailure()) {
+            fallbackArgs = Arrays.copyOf(args, args.length + 1);
+            fallbackArgs[args.length] = failure;
+        }
+        ReflectionUtils.makeAccessible(fallback);
+        try {
+            return fallback.invoke(target, fallbackArgs);
+        } catch (InvocationTargetException e) {
+            throw e.getTargetException();
+        }
+    }
+
+    private List<String> keys(GuardOperation operation, EvaluationContext context) {
+        if (operation.keyTemplates().isEmpty()) {
+            return List.of(operation.defaultKey());
+        }
+        List<String> keys = new ArrayList<>();
+        for (String template : operation.keyTemplates()) {
+            keys.addAll(
+                    this.evaluator.template(operation.elementKey(), template).render(context, operation.description()));
+        }
+        return keys;
+    }
+
+    private int limit(GuardOperation operation, EvaluationContext context) {
+        if (operation.limitExpression() == null) {
+            return operation.limit();
+        }
+        Integer limit = this.evaluator
+                .expression(operation.elementKey(), operation.limitExpression())
+                .getValue(context, Integer.class);
+        if (limit == null || limit < 1) {
+            throw new IllegalArgumentException("'limitExpression' '" + operation.limitExpression() + "' of "
+                    + operation.description() + " must yield at least 1 but yielded " + limit);
+        }
+        return limit;
+    }
+
+    private record OperationKey(GuardKind kind, AnnotatedElementKey method) {}
+}

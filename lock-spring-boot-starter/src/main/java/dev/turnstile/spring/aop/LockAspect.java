@@ -1,0 +1,34 @@
+package dev.turnstile.spring.aop;
+
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.reflect.MethodSignature;
+import org.springframework.core.Ordered;
+
+/** Runs {@code @DistributedLock} methods under their lock; the work is in {@link GuardOperationSupport}. */
+@Aspect
+public final class LockAspect implements Ordered {
+
+    private final GuardOperationSupport support;
+    private final int order;
+
+    /** Creates the aspect at {@code order}: it must run outside (before) transaction advice. */
+    public LockAspect(GuardOperationSupport support, int order) {
+        this.support = support;
+        this.order = order;
+    }
+
+    /** Guards one call. */
+    @Around("@annotation(dev.turnstile.annotation.DistributedLock)")
+    public Object around(ProceedingJoinPoint call) throws Throwable {
+        MethodSignature signature = (MethodSignature) call.getSignature();
+        return this.support.invoke(
+                GuardKind.LOCK, signature.getMethod(), call.getTarget(), call.getArgs(), call::proceed);
+    }
+
+    @Override
+    public int getOrder() {
+        return this.order;
+    }
+}

@@ -1,0 +1,40 @@
+package dev.turnstile.spring.autoconfigure;
+
+import dev.turnstile.redis.LeaseListener;
+import dev.turnstile.redis.Turnstile;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Auto-configures Turnstile: a Jedis client (unless the application has its own {@code
+ * UnifiedJedis}), the {@link Turnstile}, and the aspects behind {@code @DistributedLock} and
+ * {@code @Semaphore}. {@code turnstile.enabled=false} switches all of it off.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass({Turnstile.class, UnifiedJedis.class})
+@ConditionalOnBooleanProperty(name = "turnstile.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(TurnstileProperties.class)
+@Import({TurnstileRedisConfiguration.class, TurnstileAspectConfiguration.class, TurnstileTransactionConfiguration.class
+})
+public final class TurnstileAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    Turnstile turnstile(
+            UnifiedJedis turnstileRedis, TurnstileProperties properties, ObjectProvider<LeaseListener> listeners) {
+        Turnstile.Builder builder = Turnstile.builder(turnstileRedis)
+                .keyPrefix(properties.getKeyPrefix())
+                .defaultLease(properties.getDefaultLease())
+                .fenceRetention(properties.getFenceRetention())
+                .watchdogThreads(properties.getWatchdog().getThreads());
+        listeners.orderedStream().forEach(builder::listener);
+        return builder.build();
+    }
+}

@@ -1,0 +1,146 @@
+package dev.turnstile.spring.autoconfigure;
+
+import dev.turnstile.spring.aop.OnLeaseLost;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+
+/** Configuration of Turnstile's locks and semaphores. */
+@ConfigurationProperties("turnstile")
+public class TurnstileProperties {
+
+    /** Whether Turnstile is enabled. */
+    private boolean enabled = true;
+
+    /** Namespace of every Redis key Turnstile writes, without a trailing colon. */
+    private String keyPrefix = "turnstile";
+
+    /**
+     * Lease of locks and permits whose annotation gives no lease time; such leases are renewed by
+     * the watchdog at a third of it while the method runs. A crashed holder blocks others this long.
+     */
+    private Duration defaultLease = Duration.ofSeconds(30);
+
+    /** How long an unused fencing counter is kept in Redis. */
+    private Duration fenceRetention = Duration.ofDays(7);
+
+    /**
+     * Order of the lock and semaphore aspects. Keep it below the transaction advice's order so the
+     * lock is taken before a transaction begins and released after it ends.
+     */
+    private int aspectOrder = Ordered.LOWEST_PRECEDENCE - 1;
+
+    private final Lock lock = new Lock();
+
+    private final Semaphore semaphore = new Semaphore();
+
+    private final Watchdog watchdog = new Watchdog();
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getKeyPrefix() {
+        return this.keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public Duration getDefaultLease() {
+        return this.defaultLease;
+    }
+
+    public void setDefaultLease(Duration defaultLease) {
+        this.defaultLease = defaultLease;
+    }
+
+    public Duration getFenceRetention() {
+        return this.fenceRetention;
+    }
+
+    public void setFenceRetention(Duration fenceRetention) {
+        this.fenceRetention = fenceRetention;
+    }
+
+    public int getAspectOrder() {
+        return this.aspectOrder;
+    }
+
+    public void setAspectOrder(int aspectOrder) {
+        this.aspectOrder = aspectOrder;
+    }
+
+    public Lock getLock() {
+        return this.lock;
+    }
+
+    public Semaphore getSemaphore() {
+        return this.semaphore;
+    }
+
+    public Watchdog getWatchdog() {
+        return this.watchdog;
+    }
+
+    /** Defaults of @DistributedLock. */
+    public static class Lock {
+
+        /** How long a @DistributedLock method waits for its lock when the annotation gives no wait time. */
+        private Duration waitTime = Duration.ofSeconds(5);
+
+        /** What happens when a lease is lost while its method still runs. */
+        private OnLeaseLost onLeaseLost = OnLeaseLost.LOG;
+
+        public Duration getWaitTime() {
+            return this.waitTime;
+        }
+
+        public void setWaitTime(Duration waitTime) {
+            this.waitTime = waitTime;
+        }
+
+        public OnLeaseLost getOnLeaseLost() {
+            return this.onLeaseLost;
+        }
+
+        public void setOnLeaseLost(OnLeaseLost onLeaseLost) {
+            this.onLeaseLost = onLeaseLost;
+        }
+    }
+
+    /** Defaults of @Semaphore. */
+    public static class Semaphore {
+
+        /** How long a @Semaphore method waits for a permit when the annotation gives no wait time; zero fails fast. */
+        private Duration waitTime = Duration.ZERO;
+
+        public Duration getWaitTime() {
+            return this.waitTime;
+        }
+
+        public void setWaitTime(Duration waitTime) {
+            this.waitTime = waitTime;
+        }
+    }
+
+    /** The lease renewal scheduler. */
+    public static class Watchdog {
+
+        /** Threads that renew leases. */
+        private int threads = 1;
+
+        public int getThreads() {
+            return this.threads;
+        }
+
+        public void setThreads(int threads) {
+            this.threads = threads;
+        }
+    }
+}

@@ -1,0 +1,5 @@
+/** Auto-configuration of Turnstile: the Redis client, the {@code Turnstile}, the aspects, startup validation. */
+@NullMarked
+package dev.turnstile.spring.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;
