@@ -12,6 +12,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.springframework.context.ConfigurableApplicationContext;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -51,7 +52,19 @@ public final class BenchmarkMain {
             Turnstile second = Turnstile.builder(redis).build();
             Harness harness = new Harness(server, counting, warmUp, trial, trials);
             List<Measurement> results = new ArrayList<>();
-            for (Scenario scenario : scenarios(redis, first, second)) {
+            List<Scenario> scenarios = new ArrayList<>(scenarios(redis, first, second));
+            ConfigurableApplicationContext spring = AnnotatedService.start(server.port(), redis);
+            AnnotatedService annotated = spring.getBean(AnnotatedService.class);
+            Turnstile springTurnstile = spring.getBean(Turnstile.class);
+            String overhead = "aspect overhead, 1 thread";
+            scenarios.add(new Scenario(overhead, "RedisLock called directly", 1, t -> () -> {
+                try (Lease lease = springTurnstile.lock("solo-direct:1").acquire(WAIT, LEASE)) {
+                    return lease != null;
+                }
+            }));
+            scenarios.add(
+                    new Scenario(overhead, "@DistributedLock method, SpEL key", 1, t -> () -> annotated.work("1")));
+            for (Scenario scenario : scenarios) {
                 Measurement measurement = harness.measure(scenario);
                 System.out.printf(
                         Locale.ROOT,
@@ -73,6 +86,7 @@ public final class BenchmarkMain {
             System.out.println();
             System.out.println(report.markdown());
             write(out, report);
+            spring.close();
             first.close();
             second.close();
             redis.close();

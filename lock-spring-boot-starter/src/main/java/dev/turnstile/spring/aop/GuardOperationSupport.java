@@ -18,7 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Publisher;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.expression.EvaluationContext;
@@ -75,8 +74,11 @@ public final class GuardOperationSupport {
             case SYNC -> invokeSync(guard, target, args, invoker);
             case COMPLETION_STAGE -> invokeAsync(guard, target, args, invoker);
             case MONO, FLUX ->
-                ReactiveGuards.guard(operation.returnKind(), () -> guard.tryAcquire(this.turnstile), invoker, () ->
-                        (Publisher<?>) reactiveFailure(guard, target, args));
+                ReactiveGuards.guard(
+                        operation.returnKind(),
+                        () -> guard.tryAcquire(this.turnstile),
+                        invoker,
+                        () -> reactiveFailure(guard, target, args));
         };
     }
 

@@ -42,14 +42,12 @@ final class ReactiveGuards {
     /**
      * @param acquire blocking acquire: a lease or empty
      * @param body calls the method once the lease is held
-     * @param onFailure the publisher to return when not acquired (error, empty, or the fallback's)
+     * @param onFailure the publisher to return when not acquired (error, empty, or the fallback's);
+     *     typed Object so that callers need no Reactor types
      */
     @SuppressWarnings("unchecked")
     static Object guard(
-            ReturnKind kind,
-            Callable<Optional<? extends Lease>> acquire,
-            Invoker body,
-            Supplier<Publisher<?>> onFailure) {
+            ReturnKind kind, Callable<Optional<? extends Lease>> acquire, Invoker body, Supplier<Object> onFailure) {
         Mono<Optional<? extends Lease>> lease = Mono.fromCallable(acquire).subscribeOn(Schedulers.boundedElastic());
         Function<Lease, Mono<Void>> release =
                 held -> Mono.<Void>fromRunnable(held::close).subscribeOn(Schedulers.boundedElastic());

@@ -2,10 +2,12 @@ package dev.turnstile.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.turnstile.annotation.DistributedLock;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.spring.aop.GuardOperationSupport;
 import dev.turnstile.spring.aop.LockAspect;
 import dev.turnstile.spring.aop.SemaphoreAspect;
+import dev.turnstile.spring.aop.TransactionGuard;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -53,6 +56,17 @@ class TurnstileAutoConfigurationTests {
             assertThat(context.getBean(Turnstile.class).runtime().keys().prefix())
                     .isEqualTo("shop");
         });
+    }
+
+    @Test
+    void worksWithoutReactorAndWithoutSpringTx() {
+        runner().withClassLoader(
+                        new FilteredClassLoader("reactor.", "org.reactivestreams.", "org.springframework.transaction."))
+                .withUserConfiguration(Guarded.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(TransactionGuard.class);
+                    assertThat(context.getBean(Counter.class).next("k")).isEqualTo(1);
+                });
     }
 
     @Test
@@ -100,6 +114,23 @@ class TurnstileAutoConfigurationTests {
             }
         }
         assertThat(unconditional).isEmpty();
+    }
+
+    public static class Counter {
+        private int count;
+
+        @DistributedLock(key = "counter:#key")
+        public int next(String key) {
+            return ++this.count;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Guarded {
+        @Bean
+        Counter counter() {
+            return new Counter();
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
