@@ -16,9 +16,15 @@ final class LockScripts {
      * microseconds: the counter can then expire after a long idle period (no key per name lives
      * forever) and still never go backwards, as long as the server clock does not step back by
      * more than the retention.
+     *
+     * <p>A client that retries the call (Jedis's cluster client does after a timeout) and finds the
+     * key already holding its own token gets the grant, with a new fencing token, not "busy".
      */
     static final LuaScript ACQUIRE = LuaScript.of("""
-            if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+            -- A retry of a call whose reply was lost finds its own grant: treat it as a new grant.
+            if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
+                or redis.call('GET', KEYS[1]) == ARGV[1] then
+              redis.call('PEXPIRE', KEYS[1], ARGV[2])
               local now = redis.call('TIME')
               local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
               local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, floor)

@@ -79,6 +79,7 @@ public final class RedisLock {
         if (leaseTime != null) {
             Arguments.requirePositive(leaseTime, "leaseTime");
         }
+        this.runtime.requireOpen();
         long start = System.nanoTime();
         long deadline = start + wait.toNanos();
         List<Lease> taken = new ArrayList<>(this.names.size());
@@ -139,7 +140,8 @@ public final class RedisLock {
         }
         LockLease lease;
         try {
-            long courtesy = gate.takeYield() ? Math.min(COURTESY_NANOS, deadline - System.nanoTime()) : 0;
+            long remaining = deadline - System.nanoTime();
+            long courtesy = remaining > 0 && gate.takeYield() ? Math.min(COURTESY_NANOS, remaining) : 0;
             lease = WaitLoop.acquire(
                     this.runtime.signals(),
                     this.runtime.keys().lockChannel(name),
@@ -157,7 +159,12 @@ public final class RedisLock {
             gate.exit(-1);
             return Optional.empty();
         }
-        lease.start(); // from here on the lease owns the gate and leaves it when it ends
+        try {
+            lease.start(); // from here on the lease owns the gate and leaves it when it ends
+        } catch (RuntimeException e) {
+            lease.close();
+            throw e;
+        }
         if (Thread.currentThread().isInterrupted()) {
             lease.close();
             throw interrupted(name, start);
@@ -190,6 +197,7 @@ public final class RedisLock {
             return WaitLoop.Outcome.granted(
                     new LockLease(this.runtime, name, owner, value, lease, leaseTime == null, sent, gate));
         }
+        // (LockLease's constructor only assigns fields: nothing can fail between grant and lease.)
         return WaitLoop.Outcome.busy(value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0);
     }
 

@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisSemaphore {
 
-    /** How long a fair waiter keeps its place without calling again (it calls at least every 0.5 s). */
+    /** How long a fair waiter keeps its place without calling again (it calls at least every 1.7 s). */
     private static final Duration WAITER_TTL = Duration.ofSeconds(5);
 
     private final TurnstileRuntime runtime;
@@ -111,6 +111,7 @@ public final class RedisSemaphore {
         if (leaseTime != null) {
             Arguments.requirePositive(leaseTime, "leaseTime");
         }
+        this.runtime.requireOpen();
         long start = System.nanoTime();
         boolean waits = !wait.isZero();
         String id = this.runtime.newOwnerToken();
@@ -133,7 +134,12 @@ public final class RedisSemaphore {
             leaveQueue(id);
             return Optional.empty();
         }
-        permit.start();
+        try {
+            permit.start();
+        } catch (RuntimeException e) {
+            permit.close();
+            throw e;
+        }
         if (Thread.currentThread().isInterrupted()) {
             permit.close();
             throw interrupted(start);
@@ -245,7 +251,7 @@ public final class RedisSemaphore {
                     SemaphoreScripts.LEAVE_QUEUE,
                     "leave the queue of semaphore '" + this.name + "'",
                     List.of(keys().semaphoreQueue(this.name), keys().semaphoreQueueAlive(this.name)),
-                    List.of(id));
+                    List.of(id, keys().semaphoreChannel(this.name)));
         } catch (RuntimeException ignored) {
             // unreachable: the place expires after the waiter ttl
         }

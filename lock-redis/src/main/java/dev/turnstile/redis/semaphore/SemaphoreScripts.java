@@ -41,7 +41,8 @@ final class SemaphoreScripts {
      */
     static final LuaScript ACQUIRE = LuaScript.of(NOW + GRANT + """
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-            if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+            -- A retry of a call whose reply was lost finds its own permit: the grant stands.
+            if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
               return {1, grant(now)}
             end
             return {0, retryHint(now)}
@@ -60,10 +61,15 @@ final class SemaphoreScripts {
      */
     static final LuaScript ACQUIRE_FAIR = LuaScript.of(NOW + GRANT + """
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-            local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
+            if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+              return {1, grant(now)}
+            end
+            local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 1000)
             if #gone > 0 then
               redis.call('ZREM', KEYS[3], unpack(gone))
               redis.call('ZREM', KEYS[4], unpack(gone))
+              -- Waiters behind the crashed ones may now be at the head.
+              redis.call('PUBLISH', ARGV[7], 'free')
             end
             if not redis.call('ZSCORE', KEYS[3], ARGV[1]) then
               redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[5]), ARGV[1])
@@ -92,10 +98,17 @@ final class SemaphoreScripts {
             return {0, retryHint(now), skip}
             """);
 
-    /** KEYS: queue, alive. ARGV: permit id. Leaves the fair queue (timeout, interrupt, error). */
+    /**
+     * KEYS: queue, alive. ARGV: permit id, release channel. Leaves the fair queue (timeout,
+     * interrupt, error) and wakes the waiters behind, who may now be at the head.
+     */
     static final LuaScript LEAVE_QUEUE = LuaScript.of("""
-            redis.call('ZREM', KEYS[1], ARGV[1])
-            redis.call('ZREM', KEYS[2], ARGV[1])
+            if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+              redis.call('ZREM', KEYS[2], ARGV[1])
+              if redis.call('ZCARD', KEYS[1]) > 0 then
+                redis.call('PUBLISH', ARGV[2], 'free')
+              end
+            end
             return 1
             """);
 

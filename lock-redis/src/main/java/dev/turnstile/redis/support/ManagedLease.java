@@ -50,6 +50,9 @@ public abstract class ManagedLease implements Lease {
     private final boolean renewedByWatchdog;
     private final Object monitor = new Object();
     private final Object releaseMonitor = new Object();
+    /** Held across every renewal's Redis call and its state update, so they apply in Redis order. */
+    private final Object renewalMonitor = new Object();
+
     private final List<LeaseListener> listeners = new ArrayList<>();
     private volatile Duration leaseTime;
     private volatile long deadlineNanos;
@@ -142,22 +145,23 @@ public abstract class ManagedLease implements Lease {
     @Override
     public final void extend(Duration newLeaseTime) {
         Arguments.requirePositive(newLeaseTime, "leaseTime");
-        if (!isHeld()) {
-            markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
-            throw lostException(this.ended && this.lostEvent == null ? "it was released" : "its lease ran out");
-        }
-        long sent = System.nanoTime();
-        RenewalOutcome outcome = renewInRedis(newLeaseTime);
-        if (outcome != RenewalOutcome.RENEWED) {
-            markLost(outcome == RenewalOutcome.GONE ? Reason.EXPIRED_IN_REDIS : Reason.TAKEN_OVER);
-            throw lostException(outcome == RenewalOutcome.GONE ? "it expired in Redis" : "another owner holds it");
-        }
-        synchronized (this.monitor) {
-            if (!this.ended) {
-                this.leaseTime = newLeaseTime;
-                this.deadlineNanos = sent + newLeaseTime.toNanos();
-                cancelTimer();
-                scheduleTimer(this.renewedByWatchdog ? newLeaseTime.toNanos() / 3 : untilDeadline());
+        synchronized (this.renewalMonitor) {
+            if (!isHeld()) {
+                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
+                throw lostException(this.ended && this.lostEvent == null ? "it was released" : "its lease ran out");
+            }
+            long sent = System.nanoTime();
+            RenewalOutcome outcome = renewInRedis(newLeaseTime);
+            if (outcome != RenewalOutcome.RENEWED) {
+                markLost(outcome == RenewalOutcome.GONE ? Reason.EXPIRED_IN_REDIS : Reason.TAKEN_OVER);
+                throw lostException(outcome == RenewalOutcome.GONE ? "it expired in Redis" : "another owner holds it");
+            }
+            synchronized (this.monitor) {
+                if (!this.ended) {
+                    this.leaseTime = newLeaseTime;
+                    this.deadlineNanos = sent + newLeaseTime.toNanos();
+                    scheduleTimer(this.renewedByWatchdog ? newLeaseTime.toNanos() / 3 : untilDeadline());
+                }
             }
         }
     }
@@ -275,30 +279,38 @@ public abstract class ManagedLease implements Lease {
     }
 
     private void renew() {
-        long sent = System.nanoTime();
-        Duration renewal = this.leaseTime;
-        RenewalOutcome outcome;
-        try {
-            outcome = renewInRedis(renewal);
-        } catch (TurnstileException e) {
-            log.debug(
-                    "Could not renew {} '{}' ({}); retrying before its deadline", this.kind, this.name, e.getMessage());
-            synchronized (this.monitor) {
-                scheduleTimer(retryDelay());
+        synchronized (this.renewalMonitor) {
+            if (this.ended) {
+                return;
             }
-            return;
-        }
-        switch (outcome) {
-            case RENEWED -> {
+            long sent = System.nanoTime();
+            Duration renewal = this.leaseTime;
+            RenewalOutcome outcome;
+            try {
+                outcome = renewInRedis(renewal);
+            } catch (TurnstileException e) {
+                log.debug(
+                        "Could not renew {} '{}' ({}); retrying before its deadline",
+                        this.kind,
+                        this.name,
+                        e.getMessage());
                 synchronized (this.monitor) {
-                    if (!this.ended) {
-                        this.deadlineNanos = sent + renewal.toNanos();
-                        scheduleTimer(renewal.toNanos() / 3);
+                    scheduleTimer(retryDelay());
+                }
+                return;
+            }
+            switch (outcome) {
+                case RENEWED -> {
+                    synchronized (this.monitor) {
+                        if (!this.ended) {
+                            this.deadlineNanos = sent + renewal.toNanos();
+                            scheduleTimer(renewal.toNanos() / 3);
+                        }
                     }
                 }
+                case GONE -> markLost(Reason.EXPIRED_IN_REDIS);
+                case TAKEN_OVER -> markLost(Reason.TAKEN_OVER);
             }
-            case GONE -> markLost(Reason.EXPIRED_IN_REDIS);
-            case TAKEN_OVER -> markLost(Reason.TAKEN_OVER);
         }
     }
 
@@ -311,8 +323,10 @@ public abstract class ManagedLease implements Lease {
         return this.deadlineNanos - System.nanoTime();
     }
 
+    /** Replaces the pending timer (there is only ever one chain per lease). Call under {@code monitor}. */
     private void scheduleTimer(long delayNanos) {
-        if (!this.ended && this.runtime.watchdog().isRunning()) {
+        cancelTimer();
+        if (!this.ended) {
             this.timer = this.runtime.watchdog().schedule(this::onTimer, delayNanos);
         }
     }

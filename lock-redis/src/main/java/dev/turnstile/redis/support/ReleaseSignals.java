@@ -12,7 +12,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Wakes waiters when a lock or permit is released, through one shared pub/sub connection per
@@ -32,17 +31,27 @@ public final class ReleaseSignals implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReleaseSignals.class);
 
+    /** How often the shared connection is checked with a PING; a missing PONG by the next check drops it. */
+    private static final long HEARTBEAT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
     private final UnifiedJedis redis;
+    private final Watchdog heartbeat;
     private final String controlChannel;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final Object connectionLock = new Object();
     private @Nullable Listener connection;
     private @Nullable Thread thread;
     private volatile boolean closed;
+    private volatile long backoffMillis = 50;
 
-    /** Creates the hub; its connection is opened at the first subscription. */
-    public ReleaseSignals(UnifiedJedis redis, String prefix) {
+    /**
+     * Creates the hub; its connection is opened at the first subscription.
+     *
+     * @param heartbeat the scheduler that checks the connection with a PING every 10 s
+     */
+    public ReleaseSignals(UnifiedJedis redis, String prefix, Watchdog heartbeat) {
         this.redis = redis;
+        this.heartbeat = heartbeat;
         this.controlChannel = prefix + ":signals:" + UUID.randomUUID();
     }
 
@@ -78,9 +87,10 @@ public final class ReleaseSignals implements AutoCloseable {
             running = this.thread;
         }
         if (running != null) {
+            // A reader blocked on a dead socket cannot be interrupted; it is a daemon and ends with it.
             running.interrupt();
             try {
-                running.join(2000);
+                running.join(500);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -105,20 +115,29 @@ public final class ReleaseSignals implements AutoCloseable {
         if (this.thread == null && !this.closed) {
             Thread started = new Thread(this::run, "turnstile-signals");
             started.setDaemon(true);
+            boolean first = !this.heartbeatStarted;
+            this.heartbeatStarted = true;
             this.thread = started;
             started.start();
+            if (first) {
+                scheduleHeartbeat();
+            }
         }
     }
 
+    private boolean heartbeatStarted;
+
     private void run() {
-        long backoffMillis = 50;
-        while (!this.closed) {
+        Thread self = Thread.currentThread();
+        while (!this.closed && this.thread == self) {
             Listener listener = new Listener();
             try {
                 this.redis.subscribe(listener, this.controlChannel);
-                backoffMillis = 50;
-            } catch (JedisException e) {
-                log.debug("Release signal connection lost ({}); reconnecting in {} ms", e.getMessage(), backoffMillis);
+            } catch (RuntimeException e) {
+                log.debug(
+                        "Release signal connection lost ({}); reconnecting in {} ms",
+                        e.getMessage(),
+                        this.backoffMillis);
             } finally {
                 synchronized (this.connectionLock) {
                     if (this.connection == listener) {
@@ -128,14 +147,52 @@ public final class ReleaseSignals implements AutoCloseable {
                 // A release may have been published while nobody listened: let every waiter retry.
                 this.channels.values().forEach(Channel::signal);
             }
-            if (!this.closed) {
+            if (!this.closed && this.thread == self) {
                 try {
-                    TimeUnit.MILLISECONDS.sleep(backoffMillis);
+                    TimeUnit.MILLISECONDS.sleep(this.backoffMillis);
                 } catch (InterruptedException e) {
                     return;
                 }
-                backoffMillis = Math.min(backoffMillis * 2, 2000);
+                this.backoffMillis = Math.min(this.backoffMillis * 2, 2000);
             }
+        }
+    }
+
+    /**
+     * Checks the connection: a PING sent at the last check must have been answered by now. A
+     * half-open connection (an idle-dropping load balancer, a host gone without closing the socket)
+     * would otherwise block the reader forever while waiters hear nothing; it is abandoned and a new
+     * connection opened. The abandoned reader is a daemon thread and ends when its socket does.
+     */
+    private void checkHeartbeat() {
+        if (this.closed) {
+            return;
+        }
+        synchronized (this.connectionLock) {
+            Listener current = this.connection;
+            if (current != null && !this.channels.isEmpty()) {
+                if (current.awaitingPong) {
+                    log.warn("Release signal connection did not answer a PING within 10s; opening a new one");
+                    send(current::unsubscribe);
+                    this.connection = null;
+                    this.thread = null;
+                    this.channels.values().forEach(state -> state.confirmed = false);
+                    this.channels.values().forEach(Channel::signal);
+                    startThreadIfNeeded();
+                } else {
+                    current.awaitingPong = true;
+                    send(current::ping);
+                }
+            }
+        }
+        scheduleHeartbeat();
+    }
+
+    private void scheduleHeartbeat() {
+        try {
+            this.heartbeat.schedule(this::checkHeartbeat, HEARTBEAT_NANOS);
+        } catch (IllegalStateException closedWatchdog) {
+            // the Turnstile is closing
         }
     }
 
@@ -150,6 +207,13 @@ public final class ReleaseSignals implements AutoCloseable {
 
     private final class Listener extends JedisPubSub {
 
+        private volatile boolean awaitingPong;
+
+        @Override
+        public void onPong(String pattern) {
+            this.awaitingPong = false;
+        }
+
         @Override
         public void onSubscribe(String channel, int subscribedChannels) {
             if (channel.equals(controlChannel)) {
@@ -159,6 +223,7 @@ public final class ReleaseSignals implements AutoCloseable {
                         return;
                     }
                     connection = this;
+                    backoffMillis = 50;
                     channels.values().forEach(state -> state.confirmed = false);
                     String[] live = channels.keySet().toArray(String[]::new);
                     if (live.length > 0) {

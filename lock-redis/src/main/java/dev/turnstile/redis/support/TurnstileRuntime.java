@@ -29,6 +29,7 @@ public final class TurnstileRuntime implements AutoCloseable {
     private final List<LeaseListener> listeners;
     private final String ownerPrefix = UUID.randomUUID().toString();
     private final AtomicLong ownerSequence = new AtomicLong();
+    private volatile boolean closed;
 
     /** Creates the runtime; see {@code Turnstile.Builder} for what each argument means. */
     public TurnstileRuntime(
@@ -40,8 +41,8 @@ public final class TurnstileRuntime implements AutoCloseable {
             List<LeaseListener> listeners) {
         this.redis = redis;
         this.keys = new RedisKeys(prefix);
-        this.signals = new ReleaseSignals(redis, prefix);
         this.watchdog = new Watchdog(watchdogThreads);
+        this.signals = new ReleaseSignals(redis, prefix, this.watchdog);
         this.defaultLease = defaultLease;
         this.fenceRetention = fenceRetention;
         this.listeners = List.copyOf(listeners);
@@ -120,8 +121,20 @@ public final class TurnstileRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * Fails if this runtime was closed: a lease granted now could be neither renewed nor watched.
+     *
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public void requireOpen() {
+        if (this.closed) {
+            throw new IllegalStateException("This Turnstile is closed; build a new one to acquire locks or permits");
+        }
+    }
+
     @Override
     public void close() {
+        this.closed = true;
         this.signals.close();
         this.watchdog.close();
     }

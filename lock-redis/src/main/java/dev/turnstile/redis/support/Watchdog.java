@@ -1,5 +1,6 @@
 package dev.turnstile.redis.support;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -25,9 +26,17 @@ public final class Watchdog implements AutoCloseable {
         this.scheduler.setRemoveOnCancelPolicy(true);
     }
 
-    /** Runs {@code task} once after {@code delayNanos}. */
+    /**
+     * Runs {@code task} once after {@code delayNanos}.
+     *
+     * @throws IllegalStateException if the watchdog was closed (its {@code Turnstile} is closed)
+     */
     public ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
-        return this.scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        try {
+            return this.scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            throw new IllegalStateException("This Turnstile is closed: it renews and watches no more leases", e);
+        }
     }
 
     /** Returns the number of scheduled renewals and expiry checks (for tests and metrics). */

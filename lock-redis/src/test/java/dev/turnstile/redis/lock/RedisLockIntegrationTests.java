@@ -417,6 +417,45 @@ class RedisLockIntegrationTests {
     }
 
     @Test
+    void absurdDurationsAndEmptyHashTagsAreRejectedBeforeAnythingIsGranted() {
+        RedisLock lock = this.turnstile.lock("huge");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> lock.tryAcquire(Duration.ZERO, Duration.ofDays(365_000)))
+                .withMessageContaining("at most 365 days");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> lock.tryAcquire(Duration.ofSeconds(Long.MAX_VALUE), null))
+                .withMessageContaining("'wait' must be at most 365 days");
+        assertThat(this.client.exists("turnstile:lock:{huge}")).isFalse();
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> this.turnstile.lock("}x"))
+                .withMessage("'name' must not start with '}' but was '}x'");
+    }
+
+    @Test
+    void retriedAcquireWhoseReplyWasLostGetsItsOwnGrantWithANewToken() {
+        java.util.List<String> keys = List.of("turnstile:lock:{retry}", "turnstile:fence:{retry}");
+        java.util.List<String> args = List.of("owner-1", "30000", "60000");
+        List<?> first = (List<?>) LockScripts.ACQUIRE.run(this.client, keys, args);
+        List<?> retried = (List<?>) LockScripts.ACQUIRE.run(this.client, keys, args);
+        List<?> someoneElse =
+                (List<?>) LockScripts.ACQUIRE.run(this.client, keys, List.of("owner-2", "30000", "60000"));
+        assertThat(first.get(0)).isEqualTo(1L);
+        assertThat(retried.get(0)).isEqualTo(1L);
+        assertThat((Long) retried.get(1)).isGreaterThan((Long) first.get(1));
+        assertThat(someoneElse.get(0)).isEqualTo(0L);
+    }
+
+    @Test
+    void closedTurnstileRefusesToAcquire() {
+        Turnstile closed = Turnstile.builder(this.client).build();
+        closed.close();
+        assertThatThrownBy(() -> closed.lock("after-close").tryAcquire())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThat(this.client.exists("turnstile:lock:{after-close}")).isFalse();
+    }
+
+    @Test
     void namesWithBracesAndColonsKeepOneHashTag() {
         try (Lease lease = this.turnstile.lock("odd{name}:x").acquire(Duration.ZERO, null)) {
             assertThat(this.client.exists("turnstile:lock:{odd{name}:x}")).isTrue();
