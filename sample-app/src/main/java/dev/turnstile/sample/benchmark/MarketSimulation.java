@@ -1,0 +1,107 @@
+package dev.turnstile.sample.benchmark;
+
+import dev.turnstile.sample.market.Market;
+import dev.turnstile.sample.market.MarketData;
+import dev.turnstile.sample.market.MarketData.Listing;
+import dev.turnstile.sample.market.Outcome;
+import dev.turnstile.sample.market.TradeResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The book's simulation (section 6.2.4): listers keep putting new items into their inventory and
+ * listing them; buyers keep buying among the cheapest items on the market. Every worker has its
+ * own connection, as the book's processes did.
+ */
+final class MarketSimulation {
+
+    private static final long FUNDS = 1_000_000_000_000L;
+
+    private final Supplier<Jedis> connections;
+
+    MarketSimulation(Supplier<Jedis> connections) {
+        this.connections = connections;
+    }
+
+    RunResult run(Market market, int listers, int buyers, Duration duration) throws InterruptedException {
+        try (Jedis setup = this.connections.get()) {
+            setup.flushDB(); // the benchmark's own redis-server: nothing else lives there
+            for (int i = 0; i < listers; i++) {
+                MarketData.createUser(setup, "seller" + i, "Seller " + i, 0);
+            }
+            for (int i = 0; i < buyers; i++) {
+                MarketData.createUser(setup, "buyer" + i, "Buyer " + i, FUNDS);
+            }
+        }
+        LongAdder listed = new LongAdder();
+        LongAdder bought = new LongAdder();
+        LongAdder retries = new LongAdder();
+        LongAdder purchaseNanos = new LongAdder();
+        LongAdder purchases = new LongAdder();
+        AtomicBoolean running = new AtomicBoolean(true);
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 0; i < listers; i++) {
+            String seller = "seller" + i;
+            workers.add(worker(() -> {
+                try (Jedis conn = this.connections.get()) {
+                    long n = 0;
+                    while (running.get()) {
+                        String item = "item" + seller + "-" + n++;
+                        MarketData.addToInventory(conn, seller, item);
+                        long price = 1 + ThreadLocalRandom.current().nextLong(100);
+                        if (market.listItem(conn, item, seller, price).outcome() == Outcome.DONE) {
+                            listed.increment();
+                        }
+                    }
+                }
+            }));
+        }
+        for (int i = 0; i < buyers; i++) {
+            String buyer = "buyer" + i;
+            workers.add(worker(() -> {
+                try (Jedis conn = this.connections.get()) {
+                    while (running.get()) {
+                        List<Listing> cheapest = MarketData.cheapest(conn, 10);
+                        if (cheapest.isEmpty()) {
+                            Thread.onSpinWait();
+                            continue;
+                        }
+                        Listing pick = cheapest.get(ThreadLocalRandom.current().nextInt(cheapest.size()));
+                        long start = System.nanoTime();
+                        TradeResult result =
+                                market.purchaseItem(conn, buyer, pick.itemId(), pick.sellerId(), pick.price());
+                        purchaseNanos.add(System.nanoTime() - start);
+                        purchases.increment();
+                        retries.add(result.retries());
+                        if (result.outcome() == Outcome.DONE) {
+                            bought.increment();
+                        }
+                    }
+                }
+            }));
+        }
+        long start = System.nanoTime();
+        workers.forEach(Thread::start);
+        Thread.sleep(duration.toMillis());
+        running.set(false);
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        double averageWait = purchases.sum() == 0 ? 0 : purchaseNanos.sum() / 1e6 / purchases.sum();
+        return new RunResult(
+                listers, buyers, market.name(), seconds, listed.sum(), bought.sum(), retries.sum(), averageWait);
+    }
+
+    private static Thread worker(Runnable body) {
+        Thread thread = new Thread(body, "market-worker");
+        thread.setDaemon(true);
+        return thread;
+    }
+}

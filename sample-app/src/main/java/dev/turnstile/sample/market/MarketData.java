@@ -1,0 +1,56 @@
+package dev.turnstile.sample.market;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.resps.Tuple;
+
+/** Users, inventories and the market listing: the reads and the setup writes. */
+public final class MarketData {
+
+    private MarketData() {}
+
+    /** A listing on the market. */
+    public record Listing(String itemId, String sellerId, long price) {}
+
+    /** A user's account. */
+    public record Account(String id, String name, long funds, Set<String> inventory) {}
+
+    /** Creates or replaces user {@code id} with {@code funds}. */
+    public static void createUser(Jedis conn, String id, String name, long funds) {
+        conn.hset(MarketKeys.user(id), Map.of("name", name, "funds", Long.toString(funds)));
+    }
+
+    /** Returns whether user {@code id} exists. */
+    public static boolean userExists(Jedis conn, String id) {
+        return conn.exists(MarketKeys.user(id));
+    }
+
+    /** Puts {@code itemId} into {@code userId}'s inventory. */
+    public static void addToInventory(Jedis conn, String userId, String itemId) {
+        conn.sadd(MarketKeys.inventory(userId), itemId);
+    }
+
+    /** Returns the account, or null if the user does not exist. */
+    public static Account account(Jedis conn, String id) {
+        Map<String, String> user = conn.hgetAll(MarketKeys.user(id));
+        if (user.isEmpty()) {
+            return null;
+        }
+        return new Account(
+                id, user.get("name"), Long.parseLong(user.get("funds")), conn.smembers(MarketKeys.inventory(id)));
+    }
+
+    /** Returns the {@code count} cheapest listings. */
+    public static List<Listing> cheapest(Jedis conn, int count) {
+        List<Listing> listings = new ArrayList<>();
+        for (Tuple tuple : conn.zrangeWithScores(MarketKeys.MARKET, 0, count - 1)) {
+            String member = tuple.getElement();
+            int dot = member.lastIndexOf('.');
+            listings.add(new Listing(member.substring(0, dot), member.substring(dot + 1), (long) tuple.getScore()));
+        }
+        return listings;
+    }
+}

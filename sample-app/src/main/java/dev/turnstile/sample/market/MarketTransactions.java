@@ -1,0 +1,64 @@
+package dev.turnstile.sample.market;
+
+import org.jspecify.annotations.Nullable;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.PipeliningBase;
+
+/**
+ * The marketplace's reads and writes without any concurrency control of their own (listing 6.9
+ * of the book, minus the lock): correct only while the caller holds a lock that covers the item.
+ */
+final class MarketTransactions {
+
+    private MarketTransactions() {}
+
+    static TradeResult list(Jedis conn, String itemId, String sellerId, long price) {
+        String inventory = MarketKeys.inventory(sellerId);
+        if (!conn.sismember(inventory, itemId)) {
+            return TradeResult.of(Outcome.NOT_IN_INVENTORY);
+        }
+        Pipeline pipeline = conn.pipelined();
+        pipeline.zadd(MarketKeys.MARKET, price, MarketKeys.item(itemId, sellerId));
+        pipeline.srem(inventory, itemId);
+        pipeline.sync();
+        return TradeResult.of(Outcome.DONE);
+    }
+
+    static TradeResult purchase(Jedis conn, String buyerId, String itemId, String sellerId, long price) {
+        Pipeline reads = conn.pipelined();
+        var listed = reads.zscore(MarketKeys.MARKET, MarketKeys.item(itemId, sellerId));
+        var funds = reads.hget(MarketKeys.user(buyerId), "funds");
+        reads.sync();
+        Outcome refusal = refusal(listed.get(), funds.get(), price);
+        if (refusal != null) {
+            return TradeResult.of(refusal);
+        }
+        Pipeline writes = conn.pipelined();
+        transfer(writes, buyerId, itemId, sellerId, price);
+        writes.sync();
+        return TradeResult.of(Outcome.DONE);
+    }
+
+    /** Why a purchase cannot go ahead, or null if it can. */
+    static @Nullable Outcome refusal(@Nullable Double listed, @Nullable String funds, long price) {
+        if (funds == null) {
+            return Outcome.UNKNOWN_USER;
+        }
+        if (listed == null || listed.longValue() != price) {
+            return Outcome.NOT_LISTED;
+        }
+        if (Long.parseLong(funds) < price) {
+            return Outcome.INSUFFICIENT_FUNDS;
+        }
+        return null;
+    }
+
+    /** The book's four writes of a purchase. */
+    static void transfer(PipeliningBase pipeline, String buyerId, String itemId, String sellerId, long price) {
+        pipeline.hincrBy(MarketKeys.user(sellerId), "funds", price);
+        pipeline.hincrBy(MarketKeys.user(buyerId), "funds", -price);
+        pipeline.sadd(MarketKeys.inventory(buyerId), itemId);
+        pipeline.zrem(MarketKeys.MARKET, MarketKeys.item(itemId, sellerId));
+    }
+}

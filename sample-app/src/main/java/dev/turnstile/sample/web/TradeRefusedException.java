@@ -1,0 +1,28 @@
+package dev.turnstile.sample.web;
+
+import dev.turnstile.sample.market.Outcome;
+
+/** A list or purchase that the marketplace refused (item missing, funds too low, ...). */
+public final class TradeRefusedException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final Outcome outcome;
+
+    TradeRefusedException(Outcome outcome) {
+        super(
+                switch (outcome) {
+                    case NOT_IN_INVENTORY -> "The seller does not have this item in inventory";
+                    case NOT_LISTED -> "The item is not on the market at this price";
+                    case INSUFFICIENT_FUNDS -> "The buyer's funds are below the price";
+                    case UNKNOWN_USER -> "Unknown user";
+                    case GAVE_UP -> "Too much contention: the transaction was retried for 10 s and gave up";
+                    case DONE -> "done";
+                });
+        this.outcome = outcome;
+    }
+
+    public Outcome outcome() {
+        return this.outcome;
+    }
+}

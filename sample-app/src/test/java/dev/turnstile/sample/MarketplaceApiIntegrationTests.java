@@ -1,0 +1,213 @@
+package dev.turnstile.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.sample.web.StreamController;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"turnstile.lock.wait-time=300ms", "sample.partner.latency=1500ms", "sample.stream.lease=3s"})
+class MarketplaceApiIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    @DynamicPropertySource
+    static void redisProperties(DynamicPropertyRegistry registry) {
+        registry.add("spring.data.redis.host", () -> "127.0.0.1");
+        registry.add("spring.data.redis.port", () -> redis.server().port());
+    }
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    Turnstile turnstile;
+
+    @Autowired
+    StreamController streams;
+
+    @BeforeEach
+    void users() throws Exception {
+        post("/users", "{\"id\":\"ann\",\"name\":\"Ann\",\"funds\":100}");
+        post("/users", "{\"id\":\"bob\",\"name\":\"Bob\",\"funds\":50}");
+        post("/users/ann/inventory", "{\"itemId\":\"sword\"}");
+    }
+
+    @Test
+    void listBrowseBuyAndSeeTheAccounts() throws Exception {
+        for (String strategy : List.of("watch", "lock", "fine")) {
+            post("/users/ann/inventory", "{\"itemId\":\"shield-" + strategy + "\"}");
+            HttpResponse<String> listed = post(
+                    "/market/listings?strategy=" + strategy,
+                    "{\"itemId\":\"shield-" + strategy + "\",\"sellerId\":\"ann\",\"price\":10}");
+            assertThat(listed.statusCode()).isEqualTo(201);
+            assertThat(listed.body()).contains("\"strategy\":\"" + strategy + "\"", "\"outcome\":\"DONE\"");
+        }
+        assertThat(get("/market?limit=10").body()).contains("\"itemId\":\"shield-watch\"", "\"price\":10");
+        for (String strategy : List.of("watch", "lock", "fine")) {
+            HttpResponse<String> bought = post(
+                    "/market/purchases?strategy=" + strategy,
+                    "{\"buyerId\":\"bob\",\"itemId\":\"shield-" + strategy + "\",\"sellerId\":\"ann\",\"price\":10}");
+            assertThat(bought.statusCode()).isEqualTo(201);
+        }
+        assertThat(get("/users/bob").body()).contains("\"funds\":20", "shield-fine", "shield-lock", "shield-watch");
+        assertThat(get("/users/ann").body()).contains("\"funds\":130");
+        assertThat(get("/market").body()).isEqualTo("[]");
+    }
+
+    @Test
+    void badInputIsAProblemDetailWith400() throws Exception {
+        HttpResponse<String> unknown = get("/users/nobody");
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertThat(unknown.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(type -> assertThat(type).contains("application/problem+json"));
+        assertThat(unknown.body()).contains("Unknown user 'nobody'");
+
+        assertThat(post("/market/listings", "{\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":-5}")
+                        .body())
+                .contains("'price' must be positive but was -5");
+        HttpResponse<String> missing =
+                post("/market/listings", "{\"itemId\":\"axe\",\"sellerId\":\"ann\",\"price\":5}");
+        assertThat(missing.statusCode()).isEqualTo(400);
+        assertThat(missing.body()).contains("NOT_IN_INVENTORY");
+        HttpResponse<String> notListed = post(
+                "/market/purchases", "{\"buyerId\":\"bob\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":5}");
+        assertThat(notListed.statusCode()).isEqualTo(400);
+        assertThat(notListed.body()).contains("NOT_LISTED");
+        assertThat(post(
+                                "/market/purchases?strategy=magic",
+                                "{\"buyerId\":\"bob\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":5}")
+                        .body())
+                .contains("Unknown strategy 'magic'");
+    }
+
+    @Test
+    void fundsNeverGoNegativeAndAnItemIsNeverSoldTwice() throws Exception {
+        post("/market/listings", "{\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":40}");
+        post("/users", "{\"id\":\"cat\",\"name\":\"Cat\",\"funds\":50}");
+        List<CompletableFuture<HttpResponse<String>>> buyers = new ArrayList<>();
+        for (String buyer : List.of("bob", "cat")) {
+            buyers.add(this.http.sendAsync(
+                    request(
+                            "/market/purchases",
+                            "{\"buyerId\":\"" + buyer + "\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":40}"),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        long done = buyers.stream()
+                .map(CompletableFuture::join)
+                .filter(response -> response.statusCode() == 201)
+                .count();
+        assertThat(done).isEqualTo(1);
+        assertThat(get("/users/ann").body()).contains("\"funds\":140");
+        post("/users/ann/inventory", "{\"itemId\":\"crown\"}");
+        post("/market/listings", "{\"itemId\":\"crown\",\"sellerId\":\"ann\",\"price\":60}");
+        HttpResponse<String> poor = post(
+                "/market/purchases", "{\"buyerId\":\"cat\",\"itemId\":\"crown\",\"sellerId\":\"ann\",\"price\":60}");
+        assertThat(poor.statusCode()).isEqualTo(400);
+        assertThat(poor.body()).contains("INSUFFICIENT_FUNDS");
+        assertThat(get("/users/cat").body()).doesNotContain("\"funds\":-");
+    }
+
+    @Test
+    void lockNotAcquiredInTimeIs409() throws Exception {
+        post("/market/listings", "{\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":40}");
+        try (Lease held = this.turnstile.lock("market:sword.ann").acquire(Duration.ZERO, null)) {
+            HttpResponse<String> busy = post(
+                    "/market/purchases?strategy=fine",
+                    "{\"buyerId\":\"bob\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":40}");
+            assertThat(busy.statusCode()).isEqualTo(409);
+            assertThat(busy.body()).contains("Could not acquire lock", "market:sword.ann");
+        }
+    }
+
+    @Test
+    void sixthConcurrentPartnerCallOfAnAccountIs429AndOtherAccountsAreUnaffected() throws Exception {
+        List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            calls.add(this.http.sendAsync(
+                    getRequest("/accounts/acct-1/partner-quote?item=i" + i), HttpResponse.BodyHandlers.ofString()));
+        }
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> this.turnstile.semaphore("account:acct-1", 5).availablePermits() == 0);
+        HttpResponse<String> sixth = get("/accounts/acct-1/partner-quote?item=late");
+        assertThat(sixth.statusCode()).isEqualTo(429);
+        assertThat(sixth.headers().firstValue("Retry-After")).contains("1");
+        assertThat(sixth.body()).contains("all 5 permits");
+        assertThat(get("/accounts/acct-2/partner-quote?item=x").statusCode()).isEqualTo(200);
+        for (CompletableFuture<HttpResponse<String>> call : calls) {
+            assertThat(call.join().statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void eachOpenStreamHoldsASlotAndAClosedStreamFreesIt() throws Exception {
+        InputStream first = stream("/accounts/viewer/stream");
+        InputStream second = stream("/accounts/viewer/stream");
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> this.streams.slots("viewer").availablePermits() == 0);
+        assertThat(get("/accounts/viewer/stream").statusCode()).isEqualTo(429);
+        assertThat(first.read()).as("the stream sends events").isPositive();
+        // Held across several lease times: the stream refreshes its permit.
+        await().pollDelay(Duration.ofSeconds(4))
+                .atMost(Duration.ofSeconds(6))
+                .until(() -> this.streams.slots("viewer").availablePermits() == 0);
+        first.close();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> this.streams.slots("viewer").availablePermits() == 1);
+        second.close();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> this.streams.slots("viewer").availablePermits() == 2);
+    }
+
+    private InputStream stream(String path) throws Exception {
+        HttpResponse<InputStream> response =
+                this.http.send(getRequest(path), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
+    }
+
+    private HttpResponse<String> post(String path, String json) throws Exception {
+        return this.http.send(request(path, json), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return this.http.send(getRequest(path), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest request(String path, String json) {
+        return HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build();
+    }
+
+    private HttpRequest getRequest(String path) {
+        return HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+                .GET()
+                .build();
+    }
+}
