@@ -13,4 +13,10 @@ public interface LeaseListener {
 
     /** Called once when {@code event}'s lease is lost. */
     void leaseLost(LeaseLostEvent event);
+
+    /**
+     * Called each time the watchdog renewed a lease of {@code kind} ({@code "lock"} or {@code
+     * "semaphore"}) named {@code name}; for metrics. Does nothing by default.
+     */
+    default void leaseRenewed(String kind, String name) {}
 }

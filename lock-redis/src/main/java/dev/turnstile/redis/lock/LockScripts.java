@@ -46,6 +46,15 @@ final class LockScripts {
             return -1
             """);
 
+    /** KEYS: lock. ARGV: release channel. Deletes the lock whoever holds it; 1 if it was held. */
+    static final LuaScript FORCE_RELEASE = LuaScript.of("""
+            if redis.call('DEL', KEYS[1]) == 1 then
+              redis.call('PUBLISH', ARGV[1], 'free')
+              return 1
+            end
+            return 0
+            """);
+
     /**
      * KEYS: lock. ARGV: owner token, lease ms. Sets the TTL only if this owner holds the lock; never
      * re-creates it. Returns 1 renewed, 0 gone, -1 held by another owner.

@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A distributed lock on one name, or on several names at once (all-or-nothing). Obtain it from
@@ -33,6 +35,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisLock {
 
+    private static final Logger log = LoggerFactory.getLogger(RedisLock.class);
     private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final TurnstileRuntime runtime;
@@ -128,6 +131,29 @@ public final class RedisLock {
         return false;
     }
 
+    /**
+     * Deletes this lock's keys whoever holds them, and wakes waiters: an operator's tool for a lock
+     * whose holder is known to be gone (the holder, if alive, finds its lease lost at its next
+     * renewal). Fencing counters are kept, so tokens still increase.
+     *
+     * @return the names that were held
+     */
+    public List<String> forceRelease() {
+        List<String> freed = new ArrayList<>();
+        for (String name : this.names) {
+            long deleted = (Long) this.runtime.eval(
+                    LockScripts.FORCE_RELEASE,
+                    "force-release lock '" + name + "'",
+                    List.of(this.runtime.keys().lock(name)),
+                    List.of(this.runtime.keys().lockChannel(name)));
+            if (deleted == 1) {
+                log.warn("Force-released lock '{}'", name);
+                freed.add(name);
+            }
+        }
+        return freed;
+    }
+
     private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
         LocalGates.Gate gate;
         try {
@@ -194,6 +220,7 @@ public final class RedisLock {
         long status = (Long) reply.get(0);
         long value = (Long) reply.get(1);
         if (status == 1) {
+            log.debug("Acquired lock '{}' (fencing token {})", name, value);
             return WaitLoop.Outcome.granted(
                     new LockLease(this.runtime, name, owner, value, lease, leaseTime == null, sent, gate));
         }

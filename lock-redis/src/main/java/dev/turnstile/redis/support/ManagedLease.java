@@ -179,6 +179,12 @@ public abstract class ManagedLease implements Lease {
             long result;
             try {
                 result = releaseInRedis();
+                log.debug(
+                        "Released {} '{}' (fencing token {}): {}",
+                        this.kind,
+                        this.name,
+                        this.fencingToken,
+                        result >= 0 ? "freed" : "no longer held");
             } catch (TurnstileException e) {
                 runEndHook(-1);
                 throw e;
@@ -307,6 +313,7 @@ public abstract class ManagedLease implements Lease {
                             scheduleTimer(renewal.toNanos() / 3);
                         }
                     }
+                    this.runtime.publishRenewal(this.kind, this.name);
                 }
                 case GONE -> markLost(Reason.EXPIRED_IN_REDIS);
                 case TAKEN_OVER -> markLost(Reason.TAKEN_OVER);

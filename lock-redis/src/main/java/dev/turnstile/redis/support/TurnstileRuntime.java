@@ -30,6 +30,7 @@ public final class TurnstileRuntime implements AutoCloseable {
     private final String ownerPrefix = UUID.randomUUID().toString();
     private final AtomicLong ownerSequence = new AtomicLong();
     private volatile boolean closed;
+    private final java.util.Set<String> scriptsUsed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** Creates the runtime; see {@code Turnstile.Builder} for what each argument means. */
     public TurnstileRuntime(
@@ -90,7 +91,9 @@ public final class TurnstileRuntime implements AutoCloseable {
      */
     public Object eval(LuaScript script, String operation, List<String> keys, List<String> args) {
         try {
-            return script.run(this.redis, keys, args);
+            Object result = script.run(this.redis, keys, args);
+            this.scriptsUsed.add(script.sha());
+            return result;
         } catch (JedisException e) {
             throw RedisErrors.translate(e, operation);
         }
@@ -105,10 +108,37 @@ public final class TurnstileRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * Returns how many of the scripts this instance has run are cached on the server ({@code SCRIPT
+     * EXISTS}), and how many it has run; for health checks. A server restart empties the cache;
+     * scripts reload by themselves on next use.
+     *
+     * @return {@code {loaded, used}}
+     */
+    public int[] scriptsLoaded() {
+        List<String> used = List.copyOf(this.scriptsUsed);
+        if (used.isEmpty()) {
+            return new int[] {0, 0};
+        }
+        List<Boolean> exists = call("check scripts", redis -> redis.scriptExists(used));
+        return new int[] {(int) exists.stream().filter(Boolean::booleanValue).count(), used.size()};
+    }
+
     /** Tells every global listener that a lease was lost; a failing listener is logged, not rethrown. */
     public void publishLoss(LeaseLostEvent event) {
         for (LeaseListener listener : this.listeners) {
             notifySafely(listener, event);
+        }
+    }
+
+    /** Tells every global listener that the watchdog renewed a lease. */
+    public void publishRenewal(String kind, String name) {
+        for (LeaseListener listener : this.listeners) {
+            try {
+                listener.leaseRenewed(kind, name);
+            } catch (RuntimeException e) {
+                log.error("Lease listener {} failed on a renewal of {} '{}'", listener, kind, name, e);
+            }
         }
     }
 

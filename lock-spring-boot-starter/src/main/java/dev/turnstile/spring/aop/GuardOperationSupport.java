@@ -36,21 +36,29 @@ public final class GuardOperationSupport {
     private final GuardOperationFactory factory;
     private final OnLeaseLost onLeaseLost;
     private final @Nullable TransactionGuard transactions;
+    private final GuardObserver observer;
+    private final HeldGuards held;
     private final Map<OperationKey, GuardOperation> operations = new ConcurrentHashMap<>();
 
     /**
      * @param transactions ties leases to transactions; null when spring-tx is absent
+     * @param observer hears acquisitions and releases (metrics, tracing)
+     * @param held where this node's held guards are tracked
      */
     public GuardOperationSupport(
             Turnstile turnstile,
             GuardOperationFactory factory,
             OnLeaseLost onLeaseLost,
-            @Nullable TransactionGuard transactions) {
+            @Nullable TransactionGuard transactions,
+            GuardObserver observer,
+            HeldGuards held) {
         this.turnstile = turnstile;
         this.evaluator = factory.evaluator();
         this.factory = factory;
         this.onLeaseLost = onLeaseLost;
         this.transactions = transactions;
+        this.observer = observer;
+        this.held = held;
     }
 
     /**
@@ -76,7 +84,8 @@ public final class GuardOperationSupport {
             case MONO, FLUX ->
                 ReactiveGuards.guard(
                         operation.returnKind(),
-                        () -> guard.tryAcquire(this.turnstile),
+                        () -> acquire(guard),
+                        lease -> release(guard, lease),
                         invoker,
                         () -> reactiveFailure(guard, target, args));
         };
@@ -101,14 +110,14 @@ public final class GuardOperationSupport {
             }
         }
         long start = System.nanoTime();
-        Optional<? extends Lease> acquired = guard.tryAcquire(this.turnstile);
+        Optional<? extends Lease> acquired = acquire(guard);
         if (acquired.isEmpty()) {
             return failure(guard, target, args, guard.failure(Duration.ofNanos(System.nanoTime() - start)));
         }
         Lease lease = acquired.get();
         LockContext context = new LockContext(label, lease);
         MethodThread running = this.onLeaseLost == OnLeaseLost.INTERRUPT ? MethodThread.watch(lease) : null;
-        boolean deferred = this.transactions != null && this.transactions.deferRelease(lease);
+        boolean deferred = this.transactions != null && this.transactions.deferRelease(() -> release(guard, lease));
         if (this.transactions != null) {
             this.transactions.guardCommit(context);
         }
@@ -121,14 +130,14 @@ public final class GuardOperationSupport {
                 running.finished();
             }
             if (!deferred) {
-                lease.close();
+                release(guard, lease);
             }
         }
     }
 
     private @Nullable Object invokeAsync(Guard guard, Object target, Object[] args, Invoker invoker) throws Throwable {
         long start = System.nanoTime();
-        Optional<? extends Lease> acquired = guard.tryAcquire(this.turnstile);
+        Optional<? extends Lease> acquired = acquire(guard);
         if (acquired.isEmpty()) {
             TurnstileException failure = guard.failure(Duration.ofNanos(System.nanoTime() - start));
             return guard.operation().fallback() == null && guard.operation().onFailure() == OnFailure.THROW
@@ -141,17 +150,50 @@ public final class GuardOperationSupport {
         try {
             result = invoker.invoke();
         } catch (Throwable e) {
-            lease.close();
+            release(guard, lease);
             throw e;
         } finally {
             LockContext.pop();
         }
         if (result == null) {
-            lease.close();
+            release(guard, lease);
             return null;
         }
         // Callers see the stage complete only after the lease is released.
-        return ((CompletionStage<?>) result).whenComplete((value, error) -> lease.close());
+        return ((CompletionStage<?>) result).whenComplete((value, error) -> release(guard, lease));
+    }
+
+    /** Acquires, telling the observer and tracking what this node holds. */
+    private Optional<? extends Lease> acquire(Guard guard) {
+        GuardOperation operation = guard.operation();
+        String name = metricName(operation);
+        long start = System.nanoTime();
+        Optional<? extends Lease> lease;
+        try {
+            lease = this.observer.observeAcquire(operation.kind(), name, () -> guard.tryAcquire(this.turnstile));
+        } catch (RuntimeException e) {
+            this.observer.failed(operation.kind(), name, Duration.ofNanos(System.nanoTime() - start), e);
+            throw e;
+        }
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
+        if (lease.isPresent()) {
+            this.observer.acquired(operation.kind(), name, waited);
+            this.held.add(operation.kind(), operation.description(), lease.get());
+        } else {
+            this.observer.notAcquired(operation.kind(), name, waited);
+        }
+        return lease;
+    }
+
+    private void release(Guard guard, Lease lease) {
+        Duration heldFor = this.held.remove(lease);
+        lease.close();
+        this.observer.released(guard.operation().kind(), metricName(guard.operation()), heldFor);
+    }
+
+    /** The metric name of an operation: its key templates, never a resolved key. */
+    static String metricName(GuardOperation operation) {
+        return operation.keyTemplates().isEmpty() ? operation.defaultKey() : String.join(",", operation.keyTemplates());
     }
 
     private @Nullable Object failure(Guard guard, Object target, Object[] args, TurnstileException failure)

@@ -3,6 +3,7 @@ package dev.turnstile.spring.aop;
 import dev.turnstile.redis.Lease;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
@@ -41,16 +42,21 @@ final class ReactiveGuards {
 
     /**
      * @param acquire blocking acquire: a lease or empty
+     * @param releaser blocking release
      * @param body calls the method once the lease is held
      * @param onFailure the publisher to return when not acquired (error, empty, or the fallback's);
      *     typed Object so that callers need no Reactor types
      */
     @SuppressWarnings("unchecked")
     static Object guard(
-            ReturnKind kind, Callable<Optional<? extends Lease>> acquire, Invoker body, Supplier<Object> onFailure) {
+            ReturnKind kind,
+            Callable<Optional<? extends Lease>> acquire,
+            Consumer<Lease> releaser,
+            Invoker body,
+            Supplier<Object> onFailure) {
         Mono<Optional<? extends Lease>> lease = Mono.fromCallable(acquire).subscribeOn(Schedulers.boundedElastic());
         Function<Lease, Mono<Void>> release =
-                held -> Mono.<Void>fromRunnable(held::close).subscribeOn(Schedulers.boundedElastic());
+                held -> Mono.<Void>fromRunnable(() -> releaser.accept(held)).subscribeOn(Schedulers.boundedElastic());
         if (kind == ReturnKind.MONO) {
             return lease.flatMap(maybe -> maybe.isEmpty()
                     ? Mono.from((Publisher<Object>) onFailure.get())

@@ -1,6 +1,5 @@
 package dev.turnstile.spring.aop;
 
-import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.spring.LockContext;
 import org.springframework.transaction.TransactionExecution;
@@ -24,18 +23,18 @@ public final class TransactionGuard implements TransactionExecutionListener {
     }
 
     /**
-     * Defers {@code lease}'s release to the completion of the transaction active on this thread.
+     * Defers {@code release} to the completion of the transaction active on this thread.
      *
      * @return false if no transaction synchronization is active (release now)
      */
-    boolean deferRelease(Lease lease) {
+    boolean deferRelease(Runnable release) {
         if (!TransactionSynchronizationManager.isSynchronizationActive()) {
             return false;
         }
         TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
             @Override
             public void afterCompletion(int status) {
-                lease.close();
+                release.run();
             }
         });
         return true;

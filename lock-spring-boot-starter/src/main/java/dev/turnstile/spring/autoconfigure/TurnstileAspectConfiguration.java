@@ -1,8 +1,11 @@
 package dev.turnstile.spring.autoconfigure;
 
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.aop.CompositeGuardObserver;
+import dev.turnstile.spring.aop.GuardObserver;
 import dev.turnstile.spring.aop.GuardOperationFactory;
 import dev.turnstile.spring.aop.GuardOperationSupport;
+import dev.turnstile.spring.aop.HeldGuards;
 import dev.turnstile.spring.aop.LockAspect;
 import dev.turnstile.spring.aop.SemaphoreAspect;
 import dev.turnstile.spring.aop.TransactionGuard;
@@ -38,13 +41,26 @@ class TurnstileAspectConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    HeldGuards turnstileHeldGuards() {
+        return new HeldGuards();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     GuardOperationSupport turnstileGuardOperationSupport(
             Turnstile turnstile,
             GuardOperationFactory factory,
             TurnstileProperties properties,
-            ObjectProvider<TransactionGuard> transactions) {
+            ObjectProvider<TransactionGuard> transactions,
+            ObjectProvider<GuardObserver> observers,
+            HeldGuards held) {
         return new GuardOperationSupport(
-                turnstile, factory, properties.getLock().getOnLeaseLost(), transactions.getIfAvailable());
+                turnstile,
+                factory,
+                properties.getLock().getOnLeaseLost(),
+                transactions.getIfAvailable(),
+                new CompositeGuardObserver(observers.orderedStream().toList()),
+                held);
     }
 
     @Bean

@@ -17,11 +17,21 @@ import redis.clients.jedis.UnifiedJedis;
  * UnifiedJedis}), the {@link Turnstile}, and the aspects behind {@code @DistributedLock} and
  * {@code @Semaphore}. {@code turnstile.enabled=false} switches all of it off.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
+        })
 @ConditionalOnClass({Turnstile.class, UnifiedJedis.class})
 @ConditionalOnBooleanProperty(name = "turnstile.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(TurnstileProperties.class)
-@Import({TurnstileRedisConfiguration.class, TurnstileAspectConfiguration.class, TurnstileTransactionConfiguration.class
+@Import({
+    TurnstileRedisConfiguration.class,
+    TurnstileAspectConfiguration.class,
+    TurnstileTransactionConfiguration.class,
+    TurnstileMetricsConfiguration.class,
+    TurnstileActuatorConfiguration.class
 })
 public final class TurnstileAutoConfiguration {
 

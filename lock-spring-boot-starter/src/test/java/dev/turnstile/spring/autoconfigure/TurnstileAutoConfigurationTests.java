@@ -102,7 +102,10 @@ class TurnstileAutoConfigurationTests {
                 TurnstileAutoConfiguration.class,
                 TurnstileAspectConfiguration.class,
                 TurnstileRedisConfiguration.class,
-                TurnstileTransactionConfiguration.class)) {
+                TurnstileTransactionConfiguration.class,
+                TurnstileMetricsConfiguration.class,
+                TurnstileActuatorConfiguration.Endpoints.class,
+                TurnstileActuatorConfiguration.Health.class)) {
             for (Method method : configuration.getDeclaredMethods()) {
                 boolean bean = method.isAnnotationPresent(Bean.class);
                 // Static @Bean methods are infrastructure (post-processors), not user-facing.

@@ -1,0 +1,47 @@
+package dev.turnstile.spring.aop;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+/** Tells several observers, in order; the first one's span wraps the others'. */
+public final class CompositeGuardObserver implements GuardObserver {
+
+    private final List<GuardObserver> observers;
+
+    /** Combines {@code observers}. */
+    public CompositeGuardObserver(List<GuardObserver> observers) {
+        this.observers = List.copyOf(observers);
+    }
+
+    @Override
+    public <T> T observeAcquire(GuardKind kind, String name, Supplier<T> acquire) {
+        Supplier<T> wrapped = acquire;
+        for (int i = this.observers.size() - 1; i >= 0; i--) {
+            GuardObserver observer = this.observers.get(i);
+            Supplier<T> inner = wrapped;
+            wrapped = () -> observer.observeAcquire(kind, name, inner);
+        }
+        return wrapped.get();
+    }
+
+    @Override
+    public void acquired(GuardKind kind, String name, Duration waited) {
+        this.observers.forEach(observer -> observer.acquired(kind, name, waited));
+    }
+
+    @Override
+    public void notAcquired(GuardKind kind, String name, Duration waited) {
+        this.observers.forEach(observer -> observer.notAcquired(kind, name, waited));
+    }
+
+    @Override
+    public void failed(GuardKind kind, String name, Duration waited, RuntimeException error) {
+        this.observers.forEach(observer -> observer.failed(kind, name, waited, error));
+    }
+
+    @Override
+    public void released(GuardKind kind, String name, Duration held) {
+        this.observers.forEach(observer -> observer.released(kind, name, held));
+    }
+}

@@ -1,0 +1,25 @@
+package dev.turnstile.spring.autoconfigure;
+
+import dev.turnstile.spring.metrics.MicrometerGuardObserver;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Micrometer metrics and observations, when Micrometer and a {@code MeterRegistry} are present. */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean(MeterRegistry.class)
+class TurnstileMetricsConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    MicrometerGuardObserver turnstileMicrometerObserver(
+            MeterRegistry meters, ObjectProvider<ObservationRegistry> observations) {
+        return new MicrometerGuardObserver(meters, observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+    }
+}
