@@ -17,8 +17,8 @@ public class AnnotatedService {
 
     /** Same work as the direct scenario: acquire (fixed 30 s lease), nothing, release. */
     @DistributedLock(key = "solo-annotated:#{#id}", waitTime = "30s", leaseTime = "30s")
-    public boolean work(String id) {
-        return true;
+    public Boolean work(String id) {
+        return Boolean.TRUE;
     }
 
     /** The benchmark's counting client, handed to the application as its own {@code UnifiedJedis}. */

@@ -1,36 +1,47 @@
 package dev.turnstile.benchmarks;
 
-import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.Turnstile;
-import dev.turnstile.redis.semaphore.RedisSemaphore;
 import dev.turnstile.test.redis.RedisServer;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import org.redisson.Redisson;
+import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.integration.redis.util.RedisLockRegistry;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * Runs every scenario on one {@code redis-server} started for the run and prints a Markdown
- * table; writes it, and a CSV, under {@code docs/benchmarks/}.
+ * Runs every scenario against Turnstile, a raw {@code SET NX PX} baseline, Redisson and Spring
+ * Integration's {@code RedisLockRegistry}, side by side on one {@code redis-server} started for
+ * the run; prints Markdown tables and writes them, a CSV and an SVG chart under {@code
+ * docs/benchmarks/}.
  *
- * <p>Arguments: {@code --trial=3s --warmup=2s --trials=3 --out=docs/benchmarks}.
+ * <p>Arguments: {@code --trial=2s --warmup=1s --trials=3 --out=docs/benchmarks}.
  */
 public final class BenchmarkMain {
-
-    private static final Duration WAIT = Duration.ofSeconds(30);
-    private static final Duration LEASE = Duration.ofSeconds(30);
 
     private BenchmarkMain() {}
 
     public static void main(String[] args) throws Exception {
-        Duration trial = Duration.ofSeconds(3);
-        Duration warmUp = Duration.ofSeconds(2);
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        Duration trial = Duration.ofSeconds(2);
+        Duration warmUp = Duration.ofSeconds(1);
         int trials = 3;
         Path out = Path.of("docs", "benchmarks");
         for (String arg : args) {
@@ -46,144 +57,330 @@ public final class BenchmarkMain {
             }
         }
         try (RedisServer server = RedisServer.start()) {
-            CountingRedis counting = new CountingRedis(server.hostAndPort(), 64);
-            UnifiedJedis redis = counting.client();
-            Turnstile first = Turnstile.builder(redis).build();
-            Turnstile second = Turnstile.builder(redis).build();
-            Harness harness = new Harness(server, counting, warmUp, trial, trials);
+            Peers peers = new Peers(server);
+            Harness harness = new Harness(server, peers.counting, warmUp, trial, trials);
             List<Measurement> results = new ArrayList<>();
-            List<Scenario> scenarios = new ArrayList<>(scenarios(redis, first, second));
-            ConfigurableApplicationContext spring = AnnotatedService.start(server.port(), redis);
-            AnnotatedService annotated = spring.getBean(AnnotatedService.class);
-            Turnstile springTurnstile = spring.getBean(Turnstile.class);
-            String overhead = "aspect overhead, 1 thread";
-            scenarios.add(new Scenario(overhead, "RedisLock called directly", 1, t -> () -> {
-                try (Lease lease = springTurnstile.lock("solo-direct:1").acquire(WAIT, LEASE)) {
-                    return lease != null;
-                }
-            }));
-            scenarios.add(
-                    new Scenario(overhead, "@DistributedLock method, SpEL key", 1, t -> () -> annotated.work("1")));
-            for (Scenario scenario : scenarios) {
-                Measurement measurement = harness.measure(scenario);
+            for (Scenario scenario : peers.scenarios()) {
+                Measurement measurement = harness.measure(scenario, peers.counted(scenario));
                 System.out.printf(
                         Locale.ROOT,
-                        "%-32s %-44s %12.0f acq/s %6.2f round trips/acq %6.2f cmd/acq%n",
+                        "%-40s %-46s %10.0f acq/s %7.2f cmd/acq p50 %6.0f us%n",
                         scenario.group(),
                         scenario.contender(),
                         measurement.acquisitionsPerSecond(),
-                        measurement.roundTripsPerAcquisition(),
-                        measurement.commandsPerAcquisition());
+                        measurement.commandsPerAcquisition(),
+                        measurement.acquireP50Micros());
                 results.add(measurement);
             }
+            Map<Integer, Double> redisBenchmark = redisBenchmark(server.port());
             String redisVersion = server.client()
                     .info("server")
                     .lines()
                     .filter(line -> line.startsWith("redis_version:"))
                     .findFirst()
                     .orElse("redis_version:?");
-            Report report = new Report(results, trial, warmUp, trials, redisVersion, LocalDate.now());
+            Report report = new Report(results, redisBenchmark, trial, warmUp, trials, redisVersion, LocalDate.now());
             System.out.println();
             System.out.println(report.markdown());
-            write(out, report);
-            spring.close();
-            first.close();
-            second.close();
-            redis.close();
+            Files.createDirectories(out);
+            Files.writeString(out.resolve("results.md"), report.markdown());
+            Files.writeString(out.resolve("results.csv"), report.csv());
+            Files.writeString(out.resolve("results.svg"), report.svg());
+            System.out.println("Wrote " + out.resolve("results.md") + ", results.csv and results.svg");
+            peers.close();
         }
     }
 
-    static List<Scenario> scenarios(UnifiedJedis redis, Turnstile first, Turnstile second) {
-        String uncontended = "1 thread, uncontended";
-        String contended = "8 threads, one key";
-        String semaphore = "16 threads, 2 processes, one semaphore";
-        return List.of(
-                new Scenario(uncontended, "raw SET NX PX + DEL", 1, t -> {
-                    RawLock lock = new RawLock(redis, "raw:solo", false);
-                    return () -> {
-                        boolean ok = lock.tryAcquire();
-                        lock.release();
-                        return ok;
-                    };
-                }),
-                new Scenario(uncontended, "raw SET NX PX + owner-checked Lua release", 1, t -> {
-                    RawLock lock = new RawLock(redis, "raw:solo-checked", true);
-                    return () -> {
-                        boolean ok = lock.tryAcquire();
-                        lock.release();
-                        return ok;
-                    };
-                }),
-                new Scenario(uncontended, "Turnstile RedisLock, fixed lease", 1, t -> () -> {
-                    try (Lease lease = first.lock("solo").acquire(WAIT, LEASE)) {
-                        return lease != null;
-                    }
-                }),
-                new Scenario(uncontended, "Turnstile RedisLock, watchdog lease", 1, t -> () -> {
-                    try (Lease lease = first.lock("solo-watchdog").acquire(WAIT, null)) {
-                        return lease != null;
-                    }
-                }),
-                new Scenario(contended, "raw SET NX PX spin + owner-checked release", 8, t -> {
-                    RawLock lock = new RawLock(redis, "raw:hot", true);
-                    return () -> {
-                        lock.acquireSpinning();
-                        lock.release();
-                        return true;
-                    };
-                }),
-                new Scenario(contended, "Turnstile RedisLock, 1 process", 8, t -> () -> {
-                    try (Lease lease = first.lock("hot").acquire(WAIT, LEASE)) {
-                        return lease != null;
-                    }
-                }),
-                new Scenario(contended, "Turnstile RedisLock, 2 processes x 4", 8, t -> {
-                    Turnstile process = t % 2 == 0 ? first : second;
-                    return () -> {
-                        try (Lease lease = process.lock("hot-2").acquire(WAIT, LEASE)) {
-                            return lease != null;
-                        }
-                    };
-                }),
-                new Scenario(semaphore, "Turnstile RedisLock (a limit of 1), for comparison", 16, t -> {
-                    Turnstile process = t % 2 == 0 ? first : second;
-                    return () -> {
-                        try (Lease lease = process.lock("sem-compare").acquire(WAIT, LEASE)) {
-                            return lease != null;
-                        }
-                    };
-                }),
-                new Scenario(semaphore, "Turnstile RedisSemaphore, limit 5", 16, t -> {
-                    RedisSemaphore permits = (t % 2 == 0 ? first : second).semaphore("partner-api", 5);
-                    return () -> {
-                        try (Lease permit = permits.acquire(WAIT, LEASE)) {
-                            return permit != null;
-                        }
-                    };
-                }),
-                new Scenario(semaphore, "Turnstile RedisSemaphore, limit 5, fair", 16, t -> {
-                    RedisSemaphore permits = (t % 2 == 0 ? first : second)
-                            .semaphore("partner-api-fair", 5)
-                            .fair();
-                    return () -> {
-                        try (Lease permit = permits.acquire(WAIT, LEASE)) {
-                            return permit != null;
-                        }
-                    };
-                }));
+    /** The contenders' clients, all on one server. */
+    private static final class Peers {
+
+        private final CountingRedis counting;
+        private final UnifiedJedis redis;
+        private final Turnstile first;
+        private final Turnstile second;
+        private final RedissonClient redisson;
+        private final RedissonClient redissonSecond;
+        private final JedisConnectionFactory springData;
+        private final RedisLockRegistry spin;
+        private final RedisLockRegistry pubSub;
+        private final RedisLockRegistry pubSubSecond;
+        private final ConfigurableApplicationContext spring;
+        private final AnnotatedService annotated;
+        private final Turnstile springTurnstile;
+
+        Peers(RedisServer server) {
+            this.counting = new CountingRedis(server.hostAndPort(), 64);
+            this.redis = this.counting.client();
+            this.first = Turnstile.builder(this.redis).build();
+            this.second = Turnstile.builder(this.redis).build();
+            this.redisson = redisson(server);
+            this.redissonSecond = redisson(server);
+            this.springData = springData(server);
+            this.spin = registry("si-spin", RedisLockRegistry.RedisLockType.SPIN_LOCK);
+            this.pubSub = registry("si-pubsub", RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
+            // A second instance over the same keys: another "process" contending for the same locks.
+            this.pubSubSecond = registry("si-pubsub", RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
+            this.spring = AnnotatedService.start(server.port(), this.redis);
+            this.annotated = this.spring.getBean(AnnotatedService.class);
+            this.springTurnstile = this.spring.getBean(Turnstile.class);
+        }
+
+        /** Whether the scenario's commands pass through the counting client. */
+        boolean counted(Scenario scenario) {
+            return scenario.contender().startsWith("raw")
+                    || scenario.contender().startsWith("Turnstile")
+                    || scenario.group().startsWith("aspect");
+        }
+
+        List<Scenario> scenarios() {
+            List<Scenario> all = new ArrayList<>();
+            String solo = "1 thread, uncontended";
+            all.add(new Scenario(
+                    solo, "raw SET NX PX + DEL", 1, false, t -> Contenders.raw(this.redis, "raw:solo", false)));
+            all.add(new Scenario(
+                    solo,
+                    "raw SET NX PX + owner-checked Lua release",
+                    1,
+                    false,
+                    t -> Contenders.raw(this.redis, "raw:solo-checked", true)));
+            all.add(new Scenario(
+                    solo,
+                    "Turnstile RedisLock",
+                    1,
+                    false,
+                    t -> Contenders.turnstile(this.first, "solo", Duration.ofSeconds(Contenders.LEASE_SECONDS))));
+            all.add(new Scenario(
+                    solo,
+                    "Turnstile RedisLock, watchdog lease",
+                    1,
+                    false,
+                    t -> Contenders.turnstile(this.first, "solo-watchdog", null)));
+            all.add(new Scenario(solo, "Redisson RLock", 1, false, t -> Contenders.redisson(this.redisson, "r-solo")));
+            all.add(new Scenario(
+                    solo, "Redisson RFencedLock", 1, false, t -> Contenders.redissonFenced(this.redisson, "rf-solo")));
+            all.add(new Scenario(
+                    solo,
+                    "Spring Integration RedisLockRegistry, SPIN",
+                    1,
+                    false,
+                    t -> Contenders.springIntegration(this.spin, "solo")));
+            all.add(new Scenario(
+                    solo,
+                    "Spring Integration RedisLockRegistry, PUB_SUB",
+                    1,
+                    false,
+                    t -> Contenders.springIntegration(this.pubSub, "solo")));
+
+            String eightKeys = "8 threads, 8 keys";
+            all.add(new Scenario(
+                    eightKeys,
+                    "raw SET NX PX + owner-checked Lua release",
+                    8,
+                    false,
+                    t -> Contenders.raw(this.redis, "raw:k" + t, true)));
+            all.add(new Scenario(
+                    eightKeys,
+                    "Turnstile RedisLock",
+                    8,
+                    false,
+                    t -> Contenders.turnstile(this.first, "k" + t, Duration.ofSeconds(Contenders.LEASE_SECONDS))));
+            all.add(new Scenario(
+                    eightKeys, "Redisson RLock", 8, false, t -> Contenders.redisson(this.redisson, "r-k" + t)));
+            all.add(new Scenario(
+                    eightKeys,
+                    "Spring Integration RedisLockRegistry, PUB_SUB",
+                    8,
+                    false,
+                    t -> Contenders.springIntegration(this.pubSub, "k" + t)));
+
+            for (int threads : new int[] {8, 32}) {
+                String hot = threads + " threads, one key";
+                String key = "hot" + threads;
+                all.add(new Scenario(
+                        hot,
+                        "raw SET NX PX spin + owner-checked release",
+                        threads,
+                        true,
+                        t -> Contenders.raw(this.redis, "raw:" + key, true)));
+                all.add(new Scenario(
+                        hot,
+                        "Turnstile RedisLock",
+                        threads,
+                        true,
+                        t -> Contenders.turnstile(this.first, key, Duration.ofSeconds(Contenders.LEASE_SECONDS))));
+                all.add(new Scenario(
+                        hot, "Redisson RLock", threads, true, t -> Contenders.redisson(this.redisson, "r-" + key)));
+                if (threads == 8) {
+                    all.add(new Scenario(
+                            hot,
+                            "Redisson RFencedLock",
+                            threads,
+                            true,
+                            t -> Contenders.redissonFenced(this.redisson, "rf-" + key)));
+                }
+                all.add(new Scenario(
+                        hot,
+                        "Spring Integration RedisLockRegistry, SPIN",
+                        threads,
+                        true,
+                        t -> Contenders.springIntegration(this.spin, key)));
+                all.add(new Scenario(
+                        hot,
+                        "Spring Integration RedisLockRegistry, PUB_SUB",
+                        threads,
+                        true,
+                        t -> Contenders.springIntegration(this.pubSub, key)));
+            }
+
+            String twoClients = "2 client instances x 4 threads, one key";
+            all.add(new Scenario(
+                    twoClients,
+                    "Turnstile RedisLock",
+                    8,
+                    true,
+                    t -> Contenders.turnstile(
+                            t % 2 == 0 ? this.first : this.second,
+                            "two",
+                            Duration.ofSeconds(Contenders.LEASE_SECONDS))));
+            all.add(new Scenario(
+                    twoClients,
+                    "Redisson RLock",
+                    8,
+                    true,
+                    t -> Contenders.redisson(t % 2 == 0 ? this.redisson : this.redissonSecond, "r-two")));
+            all.add(new Scenario(
+                    twoClients,
+                    "Spring Integration RedisLockRegistry, PUB_SUB",
+                    8,
+                    true,
+                    t -> Contenders.springIntegration(t % 2 == 0 ? this.pubSub : this.pubSubSecond, "two")));
+
+            String semaphore = "16 threads, semaphore of 5";
+            all.add(new Scenario(
+                    semaphore,
+                    "Turnstile RedisSemaphore",
+                    16,
+                    false,
+                    t -> Contenders.turnstile((t % 2 == 0 ? this.first : this.second).semaphore("api", 5))));
+            all.add(new Scenario(
+                    semaphore,
+                    "Turnstile RedisSemaphore, fair",
+                    16,
+                    false,
+                    t -> Contenders.turnstile((t % 2 == 0 ? this.first : this.second)
+                            .semaphore("api-fair", 5)
+                            .fair())));
+            RPermitExpirableSemaphore permits = this.redisson.getPermitExpirableSemaphore("r-api");
+            permits.trySetPermits(5);
+            all.add(new Scenario(
+                    semaphore, "Redisson RPermitExpirableSemaphore", 16, false, t -> Contenders.redisson(permits)));
+            all.add(new Scenario(
+                    semaphore,
+                    "Turnstile RedisLock on one key, for comparison",
+                    16,
+                    true,
+                    t -> Contenders.turnstile(
+                            t % 2 == 0 ? this.first : this.second,
+                            "sem-compare",
+                            Duration.ofSeconds(Contenders.LEASE_SECONDS))));
+
+            String overhead = "aspect overhead, 1 thread";
+            all.add(new Scenario(
+                    overhead,
+                    "RedisLock called directly",
+                    1,
+                    false,
+                    t -> Contenders.turnstile(
+                            this.springTurnstile, "solo-direct:1", Duration.ofSeconds(Contenders.LEASE_SECONDS))));
+            all.add(new Scenario(
+                    overhead,
+                    "@DistributedLock method, SpEL key",
+                    1,
+                    false,
+                    t -> Contenders.annotated(this.annotated)));
+            return all;
+        }
+
+        private RedisLockRegistry registry(String prefix, RedisLockRegistry.RedisLockType type) {
+            RedisLockRegistry registry = new RedisLockRegistry(this.springData, prefix, Duration.ofSeconds(60));
+            registry.setRedisLockType(type);
+            return registry;
+        }
+
+        private static RedissonClient redisson(RedisServer server) {
+            Config config = new Config();
+            config.useSingleServer()
+                    .setAddress("redis://127.0.0.1:" + server.port())
+                    .setConnectionPoolSize(64)
+                    .setConnectionMinimumIdleSize(8);
+            return Redisson.create(config);
+        }
+
+        private static JedisConnectionFactory springData(RedisServer server) {
+            org.apache.commons.pool2.impl.GenericObjectPoolConfig<redis.clients.jedis.Jedis> pool =
+                    new org.apache.commons.pool2.impl.GenericObjectPoolConfig<>();
+            pool.setMaxTotal(64);
+            JedisConnectionFactory factory = new JedisConnectionFactory(
+                    new RedisStandaloneConfiguration("127.0.0.1", server.port()),
+                    JedisClientConfiguration.builder()
+                            .usePooling()
+                            .poolConfig(pool)
+                            .build());
+            factory.afterPropertiesSet();
+            factory.start();
+            return factory;
+        }
+
+        void close() {
+            this.spin.destroy();
+            this.pubSub.destroy();
+            this.pubSubSecond.destroy();
+            this.springData.destroy();
+            this.redisson.shutdown();
+            this.redissonSecond.shutdown();
+            this.spring.close();
+            this.first.close();
+            this.second.close();
+            this.redis.close();
+        }
     }
 
-    private static redis.clients.jedis.JedisClientConfig clientConfig() {
-        return redis.clients.jedis.DefaultJedisClientConfig.builder()
-                .timeoutMillis(5_000)
-                .build();
-    }
-
-    private static void write(Path out, Report report) throws IOException {
-        Files.createDirectories(out);
-        Files.writeString(out.resolve("lock-redis.md"), report.markdown());
-        Files.writeString(out.resolve("lock-redis.csv"), report.csv());
-        System.out.println("Wrote " + out.resolve("lock-redis.md") + " and " + out.resolve("lock-redis.csv"));
+    /** {@code redis-server}'s own SET rate at 1, 8 and 32 clients, for reference (empty if not installed). */
+    private static Map<Integer, Double> redisBenchmark(int port) {
+        Map<Integer, Double> rates = new LinkedHashMap<>();
+        for (int clients : new int[] {1, 8, 32}) {
+            try {
+                Process process = new ProcessBuilder(
+                                "redis-benchmark",
+                                "-p",
+                                Integer.toString(port),
+                                "-t",
+                                "set",
+                                "-c",
+                                Integer.toString(clients),
+                                "-n",
+                                "50000",
+                                "-q")
+                        .redirectErrorStream(true)
+                        .start();
+                try (BufferedReader reader =
+                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    String output = String.join("\n", reader.lines().toList());
+                    java.util.regex.Matcher rate = java.util.regex.Pattern.compile("SET: ([0-9.]+) requests per second")
+                            .matcher(output);
+                    if (rate.find()) {
+                        rates.put(clients, Double.parseDouble(rate.group(1)));
+                    }
+                }
+                process.waitFor();
+            } catch (IOException e) {
+                return rates;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return rates;
+            }
+        }
+        return rates;
     }
 
     private static long parseMillis(String value) {

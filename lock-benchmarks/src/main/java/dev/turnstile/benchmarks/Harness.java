@@ -1,6 +1,7 @@
 package dev.turnstile.benchmarks;
 
 import dev.turnstile.test.redis.RedisServer;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,11 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Runs scenarios on one thread pool per scenario: a warm-up, then several timed trials; keeps the
- * median trial. Commands per acquisition come from the server's {@code INFO commandstats},
- * counted over the timed trial only.
+ * Runs each scenario: a warm-up, then several timed trials, keeping the median trial by
+ * throughput. Commands come from the server's {@code INFO commandstats} over the timed trial only;
+ * round trips from the counting client (for contenders that use it) plus the server's SUBSCRIBE
+ * and UNSUBSCRIBE calls; CPU from this JVM's process CPU time.
  */
 final class Harness {
 
@@ -30,44 +33,57 @@ final class Harness {
         this.trials = trials;
     }
 
-    Measurement measure(Scenario scenario) throws Exception {
-        run(scenario, this.warmUp);
+    Measurement measure(Scenario scenario, boolean countsRoundTrips) throws Exception {
+        run(scenario, this.warmUp, countsRoundTrips);
         List<Measurement> results = new ArrayList<>();
         for (int i = 0; i < this.trials; i++) {
-            results.add(run(scenario, this.trial));
+            results.add(run(scenario, this.trial, countsRoundTrips));
         }
         results.sort((a, b) -> Double.compare(a.acquisitionsPerSecond(), b.acquisitionsPerSecond()));
         return results.get(results.size() / 2);
     }
 
-    private Measurement run(Scenario scenario, Duration duration) throws Exception {
+    private Measurement run(Scenario scenario, Duration duration, boolean countsRoundTrips) throws Exception {
         int threads = scenario.threads();
         long[] granted = new long[threads];
-        long[][] latencies = new long[threads][];
+        long[][] acquireLatencies = new long[threads][];
+        long[][] handoffs = new long[threads][];
         AtomicBoolean running = new AtomicBoolean(true);
+        AtomicLong lastRelease = new AtomicLong(Long.MIN_VALUE);
         CountDownLatch ready = new CountDownLatch(threads);
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> workers = new ArrayList<>();
         Exception[] failure = new Exception[1];
         for (int t = 0; t < threads; t++) {
             int index = t;
-            Scenario.Operation operation = scenario.operation().apply(t);
+            Scenario.Contender contender = scenario.contenders().apply(t);
             Thread worker = new Thread(() -> {
-                LatencyRecorder recorder = new LatencyRecorder();
+                Recorder acquires = new Recorder();
+                Recorder handoff = new Recorder();
                 ready.countDown();
                 try {
                     start.await();
                     while (running.get()) {
                         long begin = System.nanoTime();
-                        if (operation.run()) {
-                            granted[index]++;
+                        Object handle = contender.acquire();
+                        long acquired = System.nanoTime();
+                        acquires.record(acquired - begin);
+                        if (handle == null) {
+                            continue;
                         }
-                        recorder.record(System.nanoTime() - begin);
+                        granted[index]++;
+                        long released = lastRelease.get();
+                        if (scenario.contended() && released > begin) {
+                            handoff.record(acquired - released);
+                        }
+                        lastRelease.set(System.nanoTime());
+                        contender.release(handle);
                     }
                 } catch (Exception e) {
                     failure[0] = e;
                 }
-                latencies[index] = recorder.toArray();
+                acquireLatencies[index] = acquires.toArray();
+                handoffs[index] = handoff.toArray();
             });
             workers.add(worker);
             worker.start();
@@ -75,6 +91,7 @@ final class Harness {
         ready.await();
         this.server.resetStats();
         long roundTripsBefore = this.client.roundTrips();
+        long cpuBefore = processCpuNanos();
         long begin = System.nanoTime();
         start.countDown();
         Thread.sleep(duration.toMillis());
@@ -83,34 +100,45 @@ final class Harness {
             worker.join();
         }
         long elapsed = System.nanoTime() - begin;
+        long cpu = processCpuNanos() - cpuBefore;
         if (failure[0] != null) {
             throw new IllegalStateException(scenario.contender() + " failed", failure[0]);
         }
         Map<String, Long> counts = this.server.commandCounts();
-        long commands = commands(counts);
+        long total = Arrays.stream(granted).sum();
         long roundTrips = this.client.roundTrips()
                 - roundTripsBefore
                 + counts.getOrDefault("subscribe", 0L)
                 + counts.getOrDefault("unsubscribe", 0L);
-        long total = Arrays.stream(granted).sum();
-        long[] all =
-                Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
+        long[] latencies = sortedUnion(acquireLatencies);
+        long[] handoff = sortedUnion(handoffs);
         return new Measurement(
                 scenario,
                 total / (elapsed / 1e9),
-                total == 0 ? Double.NaN : (double) roundTrips / total,
-                total == 0 ? Double.NaN : (double) commands / total,
-                percentile(all, 0.50) / 1e3,
-                percentile(all, 0.99) / 1e3);
+                total == 0 || !countsRoundTrips ? Double.NaN : (double) roundTrips / total,
+                total == 0 ? Double.NaN : (double) commands(counts) / total,
+                percentile(latencies, 0.50) / 1e3,
+                percentile(latencies, 0.99) / 1e3,
+                scenario.contended() ? percentile(handoff, 0.50) / 1e3 : Double.NaN,
+                total == 0 ? Double.NaN : cpu / 1e3 / total);
     }
 
-    /** Every command but the harness's own (INFO, CONFIG) and the pub/sub connection's PING. */
+    /** Every command but the harness's own (INFO, CONFIG). */
     private static long commands(Map<String, Long> counts) {
         return counts.entrySet().stream()
                 .filter(entry ->
                         !entry.getKey().startsWith("info") && !entry.getKey().startsWith("config"))
                 .mapToLong(Map.Entry::getValue)
                 .sum();
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static long[] sortedUnion(long[][] parts) {
+        return Arrays.stream(parts).flatMapToLong(Arrays::stream).sorted().toArray();
     }
 
     private static double percentile(long[] sorted, double quantile) {
@@ -120,9 +148,9 @@ final class Harness {
         return sorted[Math.min(sorted.length - 1, (int) (quantile * sorted.length))];
     }
 
-    /** Keeps every latency of one thread (a few million longs at most per trial). */
-    private static final class LatencyRecorder {
-        private long[] values = new long[1 << 16];
+    /** Keeps every sample of one thread. */
+    private static final class Recorder {
+        private long[] values = new long[1 << 14];
         private int size;
 
         void record(long nanos) {

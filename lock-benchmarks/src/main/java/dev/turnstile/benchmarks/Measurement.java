@@ -5,16 +5,22 @@ package dev.turnstile.benchmarks;
  *
  * @param scenario the scenario
  * @param acquisitionsPerSecond granted acquisitions per second
- * @param roundTripsPerAcquisition commands sent by clients per granted acquisition
+ * @param roundTripsPerAcquisition commands sent by clients per granted acquisition (NaN when the
+ *     library's client is not counted)
  * @param commandsPerAcquisition Redis commands executed (INFO commandstats, which includes the
  *     commands run inside Lua scripts) per granted acquisition
- * @param p50Micros median latency of one operation, in microseconds
- * @param p99Micros 99th percentile latency of one operation, in microseconds
+ * @param acquireP50Micros median acquire latency, in microseconds
+ * @param acquireP99Micros 99th percentile acquire latency, in microseconds
+ * @param handoffP50Micros median time from a release to the next holder's acquisition (contended
+ *     scenarios; NaN otherwise)
+ * @param cpuMicrosPerAcquisition client (this JVM's) CPU time per acquisition, in microseconds
  */
 record Measurement(
         Scenario scenario,
         double acquisitionsPerSecond,
         double roundTripsPerAcquisition,
         double commandsPerAcquisition,
-        double p50Micros,
-        double p99Micros) {}
+        double acquireP50Micros,
+        double acquireP99Micros,
+        double handoffP50Micros,
+        double cpuMicrosPerAcquisition) {}

@@ -2,31 +2,37 @@ package dev.turnstile.benchmarks;
 
 import java.time.Duration;
 import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * Renders measurements as Markdown (one table per group, with ratios to the group's first row)
- * and CSV.
+ * Renders measurements as Markdown (one table per group, each row as a ratio to the group's first
+ * row), CSV, and an SVG chart of acquisitions per second per group.
  */
 final class Report {
 
     private final List<Measurement> results;
+    private final Map<Integer, Double> redisBenchmark;
     private final String header;
 
     Report(
             List<Measurement> results,
+            Map<Integer, Double> redisBenchmark,
             Duration trial,
             Duration warmUp,
             int trials,
             String redisVersion,
             LocalDate date) {
         this.results = results;
+        this.redisBenchmark = redisBenchmark;
         this.header = String.format(
                 Locale.ROOT,
-                "Measured %s on %d cores, %s, Java %s; warm-up %ds, median of %d trials of %ds each.",
+                "Measured %s on %d cores, %s, Java %s, client and server on one machine; warm-up %ds,"
+                        + " median of %d trials of %ds each. Each row waits up to 30 s with a fixed 30 s lease"
+                        + " unless it says otherwise.",
                 date,
                 Runtime.getRuntime().availableProcessors(),
                 redisVersion.replace(':', ' '),
@@ -38,49 +44,128 @@ final class Report {
 
     String markdown() {
         StringBuilder text = new StringBuilder(this.header).append("\n");
-        Map<String, List<Measurement>> groups = new LinkedHashMap<>();
-        for (Measurement result : this.results) {
-            groups.computeIfAbsent(result.scenario().group(), key -> new java.util.ArrayList<>())
-                    .add(result);
-        }
-        for (Map.Entry<String, List<Measurement>> group : groups.entrySet()) {
+        for (Map.Entry<String, List<Measurement>> group : groups().entrySet()) {
             double baseline = group.getValue().get(0).acquisitionsPerSecond();
             text.append("\n### ").append(group.getKey()).append("\n\n");
-            text.append(
-                    "| contender | acquisitions/s | × first row | Redis commands/acquisition | p50 µs | p99 µs |\n");
-            text.append("|---|---:|---:|---:|---:|---:|\n");
+            text.append("| contender | acquisitions/s | × first row | round trips/acq | commands/acq"
+                    + " | acquire p50 µs | acquire p99 µs | hand-off p50 µs | client CPU µs/acq |\n");
+            text.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (Measurement result : group.getValue()) {
                 text.append(String.format(
                         Locale.ROOT,
-                        "| %s | %,.0f | %.2f | %.2f | %.2f | %.0f | %.0f |%n",
+                        "| %s | %,.0f | %.2f | %s | %.1f | %.0f | %.0f | %s | %.0f |%n",
                         result.scenario().contender(),
                         result.acquisitionsPerSecond(),
                         result.acquisitionsPerSecond() / baseline,
-                        result.roundTripsPerAcquisition(),
+                        Double.isNaN(result.roundTripsPerAcquisition())
+                                ? "–"
+                                : String.format(Locale.ROOT, "%.2f", result.roundTripsPerAcquisition()),
                         result.commandsPerAcquisition(),
-                        result.p50Micros(),
-                        result.p99Micros()));
+                        result.acquireP50Micros(),
+                        result.acquireP99Micros(),
+                        Double.isNaN(result.handoffP50Micros())
+                                ? "–"
+                                : String.format(Locale.ROOT, "%.0f", result.handoffP50Micros()),
+                        result.cpuMicrosPerAcquisition()));
             }
+        }
+        if (!this.redisBenchmark.isEmpty()) {
+            text.append("\n### For reference: `redis-benchmark -t set` on the same server\n\n");
+            text.append("| clients | SET requests/s |\n|---:|---:|\n");
+            this.redisBenchmark.forEach(
+                    (clients, rate) -> text.append(String.format(Locale.ROOT, "| %d | %,.0f |%n", clients, rate)));
         }
         return text.toString();
     }
 
     String csv() {
-        StringBuilder text = new StringBuilder(
-                "group,contender,threads,acquisitions_per_s,round_trips_per_acquisition,commands_per_acquisition,p50_us,p99_us\n");
+        StringBuilder text = new StringBuilder("group,contender,threads,acquisitions_per_s,round_trips_per_acq,"
+                + "commands_per_acq,acquire_p50_us,acquire_p99_us,handoff_p50_us,client_cpu_us_per_acq\n");
         for (Measurement result : this.results) {
             text.append(String.format(
                     Locale.ROOT,
-                    "\"%s\",\"%s\",%d,%.1f,%.3f,%.3f,%.1f,%.1f%n",
+                    "\"%s\",\"%s\",%d,%.1f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f%n",
                     result.scenario().group(),
                     result.scenario().contender(),
                     result.scenario().threads(),
                     result.acquisitionsPerSecond(),
                     result.roundTripsPerAcquisition(),
                     result.commandsPerAcquisition(),
-                    result.p50Micros(),
-                    result.p99Micros()));
+                    result.acquireP50Micros(),
+                    result.acquireP99Micros(),
+                    result.handoffP50Micros(),
+                    result.cpuMicrosPerAcquisition()));
         }
         return text.toString();
+    }
+
+    /** One panel per group: a horizontal bar per contender, acquisitions per second. */
+    String svg() {
+        int width = 860;
+        int rowHeight = 18;
+        int left = 330;
+        StringBuilder body = new StringBuilder();
+        int y = 40;
+        for (Map.Entry<String, List<Measurement>> group : groups().entrySet()) {
+            body.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s</text>%n",
+                    y,
+                    escape(group.getKey())));
+            y += 8;
+            double max = group.getValue().stream()
+                    .mapToDouble(Measurement::acquisitionsPerSecond)
+                    .max()
+                    .orElse(1);
+            for (Measurement result : group.getValue()) {
+                int bar = (int) Math.round((width - left - 90) * result.acquisitionsPerSecond() / max);
+                String color = result.scenario().contender().startsWith("Turnstile")
+                        ? "#2e7d32"
+                        : result.scenario().contender().startsWith("raw") ? "#9e9e9e" : "#1565c0";
+                body.append(String.format(
+                        Locale.ROOT,
+                        "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
+                        left - 6,
+                        y + 13,
+                        escape(result.scenario().contender())));
+                body.append(String.format(
+                        Locale.ROOT,
+                        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>%n",
+                        left,
+                        y + 2,
+                        Math.max(bar, 1),
+                        rowHeight - 4,
+                        color));
+                body.append(String.format(
+                        Locale.ROOT,
+                        "<text x=\"%d\" y=\"%d\">%,.0f/s</text>%n",
+                        left + bar + 4,
+                        y + 13,
+                        result.acquisitionsPerSecond()));
+                y += rowHeight;
+            }
+            y += 16;
+        }
+        return String.format(
+                        Locale.ROOT,
+                        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">%n",
+                        width,
+                        y)
+                + "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+                + "<text x=\"10\" y=\"20\" font-size=\"14\">Acquisitions per second (acquire + release), one redis-server</text>\n"
+                + body + "</svg>\n";
+    }
+
+    private Map<String, List<Measurement>> groups() {
+        Map<String, List<Measurement>> groups = new LinkedHashMap<>();
+        for (Measurement result : this.results) {
+            groups.computeIfAbsent(result.scenario().group(), key -> new ArrayList<>())
+                    .add(result);
+        }
+        return groups;
+    }
+
+    private static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 }

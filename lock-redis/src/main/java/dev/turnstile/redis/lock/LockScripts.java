@@ -21,10 +21,12 @@ final class LockScripts {
      * key already holding its own token gets the grant, with a new fencing token, not "busy".
      */
     static final LuaScript ACQUIRE = LuaScript.of("""
+            local granted = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
             -- A retry of a call whose reply was lost finds its own grant: treat it as a new grant.
-            if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
-                or redis.call('GET', KEYS[1]) == ARGV[1] then
-              redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            if not granted and redis.call('GET', KEYS[1]) == ARGV[1] then
+              granted = redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            end
+            if granted then
               local now = redis.call('TIME')
               local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
               local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, floor)

@@ -1,0 +1,165 @@
+package dev.turnstile.benchmarks;
+
+import dev.turnstile.benchmarks.Scenario.Contender;
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.semaphore.RedisSemaphore;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import org.jspecify.annotations.Nullable;
+import org.redisson.api.RFencedLock;
+import org.redisson.api.RLock;
+import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RedissonClient;
+import org.springframework.integration.redis.util.RedisLockRegistry;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * Each library's lock or semaphore behind one interface, used the same way: wait up to 30 s, a
+ * fixed 30 s lease (no renewal) unless a row says "watchdog", release right after acquiring.
+ */
+final class Contenders {
+
+    static final long WAIT_SECONDS = 30;
+    static final long LEASE_SECONDS = 30;
+    private static final Duration WAIT = Duration.ofSeconds(WAIT_SECONDS);
+    private static final Duration LEASE = Duration.ofSeconds(LEASE_SECONDS);
+    private static final String RELEASE =
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
+    private Contenders() {}
+
+    /**
+     * The floor: {@code SET key token NX PX}, retried at once while busy (no waiting strategy), and
+     * a plain {@code DEL} or the owner-checked compare-and-delete script.
+     */
+    static Contender raw(UnifiedJedis redis, String key, boolean ownerChecked) {
+        String token = UUID.randomUUID().toString();
+        String sha = redis.scriptLoad(RELEASE);
+        SetParams params = SetParams.setParams().nx().px(LEASE.toMillis());
+        return new Contender() {
+            @Override
+            public Object acquire() {
+                while (!"OK".equals(redis.set(key, token, params))) {
+                    Thread.onSpinWait();
+                }
+                return token;
+            }
+
+            @Override
+            public void release(Object handle) {
+                if (ownerChecked) {
+                    redis.evalsha(sha, List.of(key), List.of(token));
+                } else {
+                    redis.del(key);
+                }
+            }
+        };
+    }
+
+    /** Turnstile's lock; {@code lease == null} puts it under the watchdog. */
+    static Contender turnstile(Turnstile turnstile, String key, @Nullable Duration lease) {
+        return new Contender() {
+            @Override
+            public Object acquire() {
+                return turnstile.lock(key).tryAcquire(WAIT, lease).orElse(null);
+            }
+
+            @Override
+            public void release(Object handle) {
+                ((Lease) handle).close();
+            }
+        };
+    }
+
+    static Contender turnstile(RedisSemaphore semaphore) {
+        return new Contender() {
+            @Override
+            public Object acquire() {
+                return semaphore.tryAcquire(WAIT, LEASE).orElse(null);
+            }
+
+            @Override
+            public void release(Object handle) {
+                ((Lease) handle).close();
+            }
+        };
+    }
+
+    static Contender redisson(RedissonClient redisson, String key) {
+        RLock lock = redisson.getLock(key);
+        return new Contender() {
+            @Override
+            public @Nullable Object acquire() throws InterruptedException {
+                return lock.tryLock(WAIT_SECONDS, LEASE_SECONDS, TimeUnit.SECONDS) ? lock : null;
+            }
+
+            @Override
+            public void release(Object handle) {
+                lock.unlock();
+            }
+        };
+    }
+
+    static Contender redissonFenced(RedissonClient redisson, String key) {
+        RFencedLock lock = redisson.getFencedLock(key);
+        return new Contender() {
+            @Override
+            public @Nullable Object acquire() {
+                return lock.tryLockAndGetToken(WAIT_SECONDS, LEASE_SECONDS, TimeUnit.SECONDS);
+            }
+
+            @Override
+            public void release(Object handle) {
+                lock.unlock();
+            }
+        };
+    }
+
+    static Contender redisson(RPermitExpirableSemaphore semaphore) {
+        return new Contender() {
+            @Override
+            public @Nullable Object acquire() throws InterruptedException {
+                return semaphore.tryAcquire(WAIT_SECONDS, LEASE_SECONDS, TimeUnit.SECONDS);
+            }
+
+            @Override
+            public void release(Object handle) {
+                semaphore.release((String) handle);
+            }
+        };
+    }
+
+    static Contender springIntegration(RedisLockRegistry registry, String key) {
+        return new Contender() {
+            @Override
+            public @Nullable Object acquire() throws InterruptedException {
+                Lock lock = registry.obtain(key);
+                return lock.tryLock(WAIT_SECONDS, TimeUnit.SECONDS) ? lock : null;
+            }
+
+            @Override
+            public void release(Object handle) {
+                ((Lock) handle).unlock();
+            }
+        };
+    }
+
+    static Contender annotated(AnnotatedService service) {
+        return new Contender() {
+            @Override
+            public Object acquire() {
+                return service.work("1");
+            }
+
+            @Override
+            public void release(Object handle) {
+                // the aspect released it when the method returned
+            }
+        };
+    }
+}
