@@ -338,6 +338,27 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** A free port whose cluster bus port (port + 10000) is free too. */
+    static int freeClusterPort() {
+        java.util.Random random = new java.util.Random();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = 20_000 + random.nextInt(35_000);
+            if (bindable(port) && bindable(port + 10_000)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("No free port pair for a cluster node");
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     static int freePort() {
         for (int attempt = 0; attempt < 50; attempt++) {
             try (ServerSocket socket = new ServerSocket()) {

@@ -1,0 +1,204 @@
+package dev.turnstile.redis.lock;
+
+import dev.turnstile.redis.LeaseListener;
+import dev.turnstile.redis.support.Arguments;
+import dev.turnstile.redis.support.TurnstileRuntime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The Redlock algorithm over N independent Redis masters (not replicas of each other, not a
+ * cluster): a lock is granted when a majority of the masters granted it within its validity.
+ *
+ * <pre>{@code
+ * try (Redlock redlock = Redlock.of(List.of(a, b, c, d, e))) {
+ *     try (Lease lease = redlock.lock("invoice:9").acquire(Duration.ofSeconds(2), Duration.ofSeconds(10))) {
+ *         ...
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Acquire runs {@code SET NX PX} (and the fencing counter) on every master in parallel, each
+ * call bounded by a small per-node timeout. It succeeds only with a majority and a positive
+ * validity: lease − elapsed − (1% of the lease + 2 ms) for clock drift. Otherwise it releases on
+ * every master and retries after a random delay, a bounded number of times within the wait. A lease
+ * whose validity already ran out is never returned; the lease's local deadline is its validity.
+ * Extension (and the watchdog's renewal) must reach a majority within the validity. Release goes to
+ * every master.
+ *
+ * <p>The fencing token is the highest counter value among the masters that granted the lock. Any
+ * two majorities share a master, whose counter only grows, so a later grant's token is higher than
+ * an earlier one's, <em>as long as no master loses its counter</em> (a restart without
+ * persistence): the counter's floor is the master's clock in microseconds, which keeps it growing
+ * while that clock is sane. It does not make Redlock a consensus protocol; see the README.
+ *
+ * <p>Thread-safe; one instance per set of masters. {@link #close()} stops the watchdog and the
+ * per-node executor, not the clients.
+ */
+public final class Redlock implements AutoCloseable {
+
+    private final List<UnifiedJedis> masters;
+    private final TurnstileRuntime runtime;
+    private final ExecutorService nodeCalls;
+    private final Duration nodeTimeout;
+    private final int attempts;
+    private final Duration retryDelay;
+
+    private Redlock(Builder builder) {
+        this.masters = List.copyOf(builder.masters);
+        this.runtime = new TurnstileRuntime(
+                this.masters.get(0),
+                builder.keyPrefix,
+                builder.defaultLease,
+                builder.fenceRetention,
+                1,
+                builder.listeners);
+        AtomicInteger threads = new AtomicInteger();
+        this.nodeCalls = Executors.newCachedThreadPool(task -> {
+            Thread thread = new Thread(task, "turnstile-redlock-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.nodeTimeout = builder.nodeTimeout;
+        this.attempts = builder.attempts;
+        this.retryDelay = builder.retryDelay;
+    }
+
+    /** Redlock over {@code masters} with the defaults; at least three masters, an odd number advised. */
+    public static Redlock of(List<? extends UnifiedJedis> masters) {
+        return builder(masters).build();
+    }
+
+    /** A builder over {@code masters}. */
+    public static Builder builder(List<? extends UnifiedJedis> masters) {
+        return new Builder(masters);
+    }
+
+    /**
+     * Returns the lock {@code name} over all masters.
+     *
+     * @throws IllegalArgumentException if {@code name} is null or blank
+     */
+    public RedlockLock lock(String name) {
+        Arguments.requireName(name, "name");
+        this.runtime.requireOpen();
+        return new RedlockLock(this, name);
+    }
+
+    /** Returns how many masters must grant a lock: a majority. */
+    public int quorum() {
+        return this.masters.size() / 2 + 1;
+    }
+
+    List<UnifiedJedis> masters() {
+        return this.masters;
+    }
+
+    TurnstileRuntime runtime() {
+        return this.runtime;
+    }
+
+    ExecutorService nodeCalls() {
+        return this.nodeCalls;
+    }
+
+    Duration nodeTimeout() {
+        return this.nodeTimeout;
+    }
+
+    int attempts() {
+        return this.attempts;
+    }
+
+    Duration retryDelay() {
+        return this.retryDelay;
+    }
+
+    @Override
+    public void close() {
+        this.runtime.close();
+        this.nodeCalls.shutdownNow();
+    }
+
+    /** Options of a {@link Redlock}. */
+    public static final class Builder {
+
+        private final List<UnifiedJedis> masters;
+        private String keyPrefix = "turnstile";
+        private Duration defaultLease = Duration.ofSeconds(30);
+        private Duration fenceRetention = Duration.ofDays(7);
+        private Duration nodeTimeout = Duration.ofMillis(50);
+        private int attempts = 3;
+        private Duration retryDelay = Duration.ofMillis(200);
+        private final List<LeaseListener> listeners = new ArrayList<>();
+
+        private Builder(List<? extends UnifiedJedis> masters) {
+            Objects.requireNonNull(masters, "'masters' must not be null");
+            if (masters.size() < 3) {
+                throw new IllegalArgumentException(
+                        "Redlock needs at least 3 independent masters (5 is usual) but got " + masters.size());
+            }
+            this.masters = List.copyOf(masters);
+        }
+
+        /** Namespace of every key, {@code "turnstile"} by default. */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = Arguments.requireName(keyPrefix, "keyPrefix");
+            return this;
+        }
+
+        /** Lease when none is given, renewed by the watchdog on a majority; 30 s by default. */
+        public Builder defaultLease(Duration defaultLease) {
+            this.defaultLease = Arguments.requirePositive(defaultLease, "defaultLease");
+            return this;
+        }
+
+        /** How long an unused fencing counter is kept on each master; 7 days by default. */
+        public Builder fenceRetention(Duration fenceRetention) {
+            this.fenceRetention = Arguments.requirePositive(fenceRetention, "fenceRetention");
+            return this;
+        }
+
+        /**
+         * How long one master may take to answer an acquire before it counts as a refusal; 50 ms by
+         * default. Keep it small beside the lease: every millisecond spent waiting is taken from
+         * the validity.
+         */
+        public Builder nodeTimeout(Duration nodeTimeout) {
+            this.nodeTimeout = Arguments.requirePositive(nodeTimeout, "nodeTimeout");
+            return this;
+        }
+
+        /** How many rounds an acquire may try within its wait; 3 by default. */
+        public Builder attempts(int attempts) {
+            if (attempts < 1) {
+                throw new IllegalArgumentException("'attempts' must be at least 1 but was " + attempts);
+            }
+            this.attempts = attempts;
+            return this;
+        }
+
+        /** The upper bound of the random pause between rounds; 200 ms by default. */
+        public Builder retryDelay(Duration retryDelay) {
+            this.retryDelay = Arguments.requirePositive(retryDelay, "retryDelay");
+            return this;
+        }
+
+        /** Adds a listener that hears every lost lease. */
+        public Builder listener(LeaseListener listener) {
+            this.listeners.add(Objects.requireNonNull(listener, "'listener' must not be null"));
+            return this;
+        }
+
+        /** Builds it; no Redis call is made until the first acquire. */
+        public Redlock build() {
+            return new Redlock(this);
+        }
+    }
+}

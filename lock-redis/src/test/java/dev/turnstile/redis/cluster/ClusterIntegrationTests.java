@@ -1,0 +1,196 @@
+package dev.turnstile.redis.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.semaphore.Permit;
+import dev.turnstile.redis.semaphore.RedisSemaphore;
+import dev.turnstile.test.redis.RedisCluster;
+import dev.turnstile.test.redis.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/** Locks and semaphores through JedisCluster on a real cluster of 3 masters and 3 replicas. */
+class ClusterIntegrationTests {
+
+    private static RedisCluster cluster;
+    private JedisCluster client;
+    private Turnstile turnstile;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisCluster.start(3, 1);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    @BeforeEach
+    void connect() {
+        this.client = cluster.newClient(Duration.ofSeconds(2));
+        this.turnstile = Turnstile.builder(this.client).build();
+    }
+
+    @AfterEach
+    void disconnect() {
+        this.turnstile.close();
+        this.client.close();
+    }
+
+    @Test
+    void everyKeyOfOneLockOrSemaphoreLandsInOneSlot() {
+        for (String name : List.of("item:42", "odd{name}", "a}b")) {
+            int slot = JedisClusterCRC16.getSlot("turnstile:lock:{" + name + "}");
+            assertThat(JedisClusterCRC16.getSlot("turnstile:fence:{" + name + "}"))
+                    .isEqualTo(slot);
+            assertThat(JedisClusterCRC16.getSlot("turnstile:free:{" + name + "}"))
+                    .isEqualTo(slot);
+            int semaphore = JedisClusterCRC16.getSlot("turnstile:sem:{" + name + "}");
+            for (String suffix : List.of(":fence", ":queue", ":alive", ":ticket", ":free")) {
+                assertThat(JedisClusterCRC16.getSlot("turnstile:sem:{" + name + "}" + suffix))
+                        .isEqualTo(semaphore);
+            }
+        }
+    }
+
+    @Test
+    void lockWaitAndReleaseWorkThroughTheClusterClient() throws Exception {
+        Turnstile other = Turnstile.builder(this.client).build();
+        try {
+            Lease first = this.turnstile.lock("item:1").acquire(Duration.ZERO, null);
+            ExecutorService waiter = Executors.newSingleThreadExecutor();
+            Future<Lease> second = waiter.submit(() -> other.lock("item:1").acquire(Duration.ofSeconds(10), null));
+            assertThat(this.turnstile.lock("item:1").tryAcquire()).isEmpty();
+            first.release();
+            Lease next = second.get();
+            assertThat(next.fencingToken()).isGreaterThan(first.fencingToken());
+            next.release();
+            waiter.shutdown();
+        } finally {
+            other.close();
+        }
+    }
+
+    @Test
+    void multiKeyLockAcrossSlotsIsTakenSlotBySlotAllOrNothing() {
+        List<String> names = List.of("account:1", "account:2", "account:3", "account:4");
+        assertThat(names.stream()
+                        .map(n -> JedisClusterCRC16.getSlot("turnstile:lock:{" + n + "}"))
+                        .distinct()
+                        .count())
+                .as("the names live in different slots")
+                .isGreaterThan(1);
+        Lease blocker = this.turnstile.lock("account:3").acquire(Duration.ZERO, null);
+        assertThat(this.turnstile.lock(names).tryAcquire(Duration.ZERO, null)).isEmpty();
+        assertThat(this.client.exists("turnstile:lock:{account:1}"))
+                .as("rolled back")
+                .isFalse();
+        blocker.release();
+        try (Lease all = this.turnstile.lock(names).acquire(Duration.ZERO, null)) {
+            assertThat(all.fencingTokens()).containsOnlyKeys(names);
+        }
+    }
+
+    @Test
+    void semaphoreHoldsItsLimitOnTheCluster() {
+        RedisSemaphore semaphore = this.turnstile.semaphore("partner", 2);
+        Optional<Permit> a = semaphore.tryAcquire();
+        Optional<Permit> b = semaphore.tryAcquire();
+        assertThat(a).isPresent();
+        assertThat(b).isPresent();
+        assertThat(semaphore.tryAcquire()).isEmpty();
+        assertThat(semaphore.fair().tryAcquire()).isEmpty();
+        a.get().release();
+        assertThat(semaphore.fair().tryAcquire()).isPresent();
+    }
+
+    @Test
+    void replicaPromotionDuringLoadSurfacesNoErrorAndBreaksNoExclusion() throws Exception {
+        String name = "promoted";
+        String counter = "{" + name + "}:counter";
+        int slot = JedisClusterCRC16.getSlot("turnstile:lock:{" + name + "}");
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger increments = new AtomicInteger();
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            workers.add(pool.submit(() -> {
+                while (running.get()) {
+                    try (Lease lease = this.turnstile.lock(name).acquire(Duration.ofSeconds(20), null)) {
+                        String value = this.client.get(counter);
+                        this.client.set(counter, Long.toString(value == null ? 1 : Long.parseLong(value) + 1));
+                        increments.incrementAndGet();
+                    } catch (RuntimeException e) {
+                        errors.add(e);
+                    }
+                }
+                return null;
+            }));
+        }
+        RedisServer replica = replicaServing(slot);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> increments.get() > 100);
+        try (Jedis promote = replica.connect()) {
+            promote.clusterFailover(); // a graceful switchover: the replica becomes the slot's master
+        }
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+            try (Jedis jedis = replica.connect()) {
+                return jedis.info("replication").contains("role:master");
+            }
+        });
+        int before = increments.get();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> increments.get() > before + 100);
+        running.set(false);
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        pool.shutdown();
+        assertThat(errors).as("errors that reached callers").isEmpty();
+        assertThat(this.client.get(counter)).isEqualTo(Integer.toString(increments.get()));
+    }
+
+    private static RedisServer replicaServing(int slot) {
+        for (RedisServer replica : cluster.replicas()) {
+            try (Jedis jedis = replica.connect()) {
+                String masterId = jedis.clusterNodes()
+                        .lines()
+                        .filter(line -> line.contains("myself"))
+                        .findFirst()
+                        .orElseThrow()
+                        .split(" ")[3];
+                String masterLine = jedis.clusterNodes()
+                        .lines()
+                        .filter(line -> line.startsWith(masterId))
+                        .findFirst()
+                        .orElseThrow();
+                for (String range : masterLine.split(" ")) {
+                    if (range.matches("\\d+-\\d+")) {
+                        String[] bounds = range.split("-");
+                        if (slot >= Integer.parseInt(bounds[0]) && slot <= Integer.parseInt(bounds[1])) {
+                            return replica;
+                        }
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("No replica serves slot " + slot);
+    }
+}

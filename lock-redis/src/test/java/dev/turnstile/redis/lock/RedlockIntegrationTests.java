@@ -1,0 +1,240 @@
+package dev.turnstile.redis.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.test.redis.RedisServer;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.JedisPooled;
+
+/** Redlock over five independent masters, each a real redis-server that the tests stop and freeze. */
+class RedlockIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final List<RedisServer> masters = new ArrayList<>();
+    private final List<JedisPooled> clients = new ArrayList<>();
+
+    @BeforeEach
+    void startMasters() {
+        if (masters.isEmpty()) {
+            masters.add(redis.server());
+            for (int i = 1; i < 5; i++) {
+                masters.add(redis.startServer(builder -> builder));
+            }
+        }
+        for (RedisServer master : masters) {
+            if (!master.isRunning()) {
+                master.restart();
+            }
+            master.resume();
+            master.flushAll();
+            this.clients.add(master.newClient(Duration.ofSeconds(2)));
+        }
+    }
+
+    @AfterEach
+    void closeClients() {
+        this.clients.forEach(JedisPooled::close);
+    }
+
+    private Redlock redlock(Duration nodeTimeout) {
+        return Redlock.builder(this.clients)
+                .nodeTimeout(nodeTimeout)
+                .attempts(2)
+                .retryDelay(Duration.ofMillis(20))
+                .build();
+    }
+
+    @Test
+    void acquiresWithTwoOfFiveMastersDown() {
+        masters.get(3).kill();
+        masters.get(4).kill();
+        try (Redlock redlock = redlock(Duration.ofMillis(200))) {
+            Optional<Lease> lease = redlock.lock("two-down").tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10));
+            assertThat(lease).isPresent();
+            assertThat(lease.get().isHeld()).isTrue();
+            assertThat(lease.get().remaining()).isLessThanOrEqualTo(Duration.ofSeconds(10));
+            assertThat(keysOnLiveMasters("two-down")).isEqualTo(3);
+            lease.get().release();
+            assertThat(keysOnLiveMasters("two-down")).isZero();
+        }
+    }
+
+    @Test
+    void failsWithThreeOfFiveDownAndLeavesNoKeyAnywhere() {
+        masters.get(2).kill();
+        masters.get(3).kill();
+        masters.get(4).kill();
+        try (Redlock redlock = redlock(Duration.ofMillis(200))) {
+            assertThat(redlock.lock("three-down").tryAcquire(Duration.ofMillis(500), Duration.ofSeconds(10)))
+                    .isEmpty();
+        }
+        assertThat(keysOnLiveMasters("three-down")).isZero();
+    }
+
+    @Test
+    void neverReturnsALeaseWhoseValidityRanOut() {
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).pause();
+        }
+        CompletableFuture<Void> resume = CompletableFuture.runAsync(() -> {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300));
+            for (int i = 0; i < 3; i++) {
+                masters.get(i).resume();
+            }
+        });
+        try (Redlock redlock = Redlock.builder(this.clients)
+                .nodeTimeout(Duration.ofSeconds(1))
+                .attempts(1)
+                .build()) {
+            // Three masters answer after ~300 ms: a majority, but later than the 100 ms lease.
+            Optional<Lease> lease = redlock.lock("slow").tryAcquire(Duration.ZERO, Duration.ofMillis(100));
+            resume.join();
+            assertThat(lease).isEmpty();
+        }
+        assertThat(keysOnLiveMasters("slow")).isZero();
+    }
+
+    @Test
+    void holdersNeverOverlapAndFencingTokensIncrease() throws Exception {
+        List<long[]> holds = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (Redlock redlock = Redlock.builder(this.clients)
+                .attempts(50)
+                .retryDelay(Duration.ofMillis(5))
+                .build()) {
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<?>> workers = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    workers.add(pool.submit(() -> {
+                        for (int i = 0; i < 25; i++) {
+                            try (Lease lease =
+                                    redlock.lock("shared").acquire(Duration.ofSeconds(20), Duration.ofSeconds(5))) {
+                                long start = System.nanoTime();
+                                holds.add(new long[] {start, System.nanoTime(), lease.fencingToken()});
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> worker : workers) {
+                    worker.get();
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        List<long[]> ordered = new ArrayList<>(holds);
+        ordered.sort((a, b) -> Long.compare(a[0], b[0]));
+        assertThat(ordered).hasSize(100);
+        for (int i = 1; i < ordered.size(); i++) {
+            assertThat(ordered.get(i)[0]).isGreaterThanOrEqualTo(ordered.get(i - 1)[1]);
+            assertThat(ordered.get(i)[2]).as("fencing token %d", i).isGreaterThan(ordered.get(i - 1)[2]);
+        }
+    }
+
+    @Test
+    void extensionReachesAMajorityAndWatchdogKeepsTheLock() {
+        try (Redlock redlock = Redlock.builder(this.clients)
+                .defaultLease(Duration.ofMillis(600))
+                .build()) {
+            Lease lease = redlock.lock("kept").acquire(Duration.ZERO, null);
+            lease.extend(Duration.ofSeconds(5));
+            assertThat(this.clients.get(0).pttl("turnstile:lock:{kept}")).isGreaterThan(3_000L);
+            assertThat(redlock.lock("kept").tryAcquire(Duration.ZERO, Duration.ofSeconds(1)))
+                    .isEmpty();
+            lease.release();
+            assertThat(keysOnLiveMasters("kept")).isZero();
+        }
+    }
+
+    @Test
+    void restartWithoutPersistenceGrantsTwiceUnlessTheRestartIsDelayed() {
+        int immediate = doubleGrants(false);
+        int delayed = doubleGrants(true);
+        System.out.printf(
+                "Redlock, a master restarted without persistence: %d double grants of 3 when it came"
+                        + " back at once, %d of 3 when it came back after the lease%n",
+                immediate, delayed);
+        assertThat(immediate)
+                .as("a master that forgets its keys lets a second client in")
+                .isPositive();
+        assertThat(delayed)
+                .as("a master kept down for one lease time lets nobody in")
+                .isZero();
+    }
+
+    /** Client A holds on masters 0,1,2 (3,4 down); master 2 restarts empty; can client B get 2,3,4? */
+    private int doubleGrants(boolean delayRestart) {
+        int doubles = 0;
+        for (int round = 0; round < 3; round++) {
+            closeClients();
+            this.clients.clear();
+            startMasters();
+            masters.get(3).kill();
+            masters.get(4).kill();
+            Duration lease = Duration.ofMillis(800);
+            try (Redlock a = redlock(Duration.ofMillis(200))) {
+                Lease held = a.lock("fragile").acquire(Duration.ofSeconds(1), lease);
+                masters.get(2).kill();
+                if (delayRestart) {
+                    LockSupport.parkNanos(lease.toNanos() + TimeUnit.MILLISECONDS.toNanos(100));
+                }
+                masters.get(2).restart();
+                masters.get(3).restart();
+                masters.get(4).restart();
+                masters.get(0).pause(); // A's other masters are now unreachable to B, as in a partition
+                masters.get(1).pause();
+                List<JedisPooled> fresh = new ArrayList<>();
+                for (RedisServer master : masters) {
+                    fresh.add(master.newClient(Duration.ofMillis(300)));
+                }
+                try (Redlock b = Redlock.builder(fresh)
+                        .nodeTimeout(Duration.ofMillis(200))
+                        .attempts(1)
+                        .build()) {
+                    Optional<Lease> second = b.lock("fragile").tryAcquire(Duration.ZERO, lease);
+                    if (second.isPresent() && held.isHeld()) {
+                        doubles++;
+                    }
+                } finally {
+                    fresh.forEach(JedisPooled::close);
+                }
+                masters.get(0).resume();
+                masters.get(1).resume();
+            }
+        }
+        return doubles;
+    }
+
+    @Test
+    void needsThreeMasters() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Redlock.of(this.clients.subList(0, 2)))
+                .withMessageContaining("at least 3 independent masters");
+    }
+
+    private long keysOnLiveMasters(String name) {
+        return masters.stream()
+                .filter(RedisServer::isRunning)
+                .filter(master -> master.client().exists("turnstile:lock:{" + name + "}"))
+                .count();
+    }
+}
