@@ -44,6 +44,7 @@ public final class Turnstile implements AutoCloseable {
                 builder.fenceRetention,
                 builder.watchdogThreads,
                 builder.listeners);
+        this.runtime.requireReplicas(builder.minReplicas, builder.replicaTimeout);
         this.locks = new Locks(this.runtime);
     }
 
@@ -101,6 +102,8 @@ public final class Turnstile implements AutoCloseable {
         private Duration defaultLease = Duration.ofSeconds(30);
         private Duration fenceRetention = Duration.ofDays(7);
         private int watchdogThreads = 1;
+        private int minReplicas;
+        private Duration replicaTimeout = Duration.ofMillis(100);
         private final List<LeaseListener> listeners = new ArrayList<>();
 
         private Builder(UnifiedJedis redis) {
@@ -143,6 +146,23 @@ public final class Turnstile implements AutoCloseable {
                 throw new IllegalArgumentException("'watchdogThreads' must be at least 1 but was " + watchdogThreads);
             }
             this.watchdogThreads = watchdogThreads;
+            return this;
+        }
+
+        /**
+         * Makes every grant wait until {@code replicas} replicas have it ({@code WAIT}, on the same
+         * connection, at most {@code timeout}); a grant that reaches fewer is released and the
+         * acquire fails with {@link RedisUnavailableException}. Closes the window in which a
+         * failover to a replica that never received the grant lets a second owner in. It is not
+         * consensus: a replica that acknowledged can still lose the write, and a promoted replica
+         * that did not acknowledge can still be chosen. Off (0) by default.
+         */
+        public Builder minReplicas(int replicas, Duration timeout) {
+            if (replicas < 0) {
+                throw new IllegalArgumentException("'minReplicas' must be zero or positive but was " + replicas);
+            }
+            this.minReplicas = replicas;
+            this.replicaTimeout = Arguments.requirePositive(timeout, "replicaTimeout");
             return this;
         }
 

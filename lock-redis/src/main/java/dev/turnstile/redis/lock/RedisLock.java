@@ -204,15 +204,20 @@ public final class RedisLock {
         String key = this.runtime.keys().lock(name);
         long sent = System.nanoTime();
         List<?> reply;
+        List<String> keys = List.of(key, this.runtime.keys().lockFence(name));
+        List<String> args = List.of(
+                owner,
+                Long.toString(lease.toMillis()),
+                Long.toString(this.runtime.fenceRetention().toMillis()));
         try {
-            reply = (List<?>) this.runtime.eval(
-                    LockScripts.ACQUIRE,
-                    "acquire lock '" + name + "'",
-                    List.of(key, this.runtime.keys().lockFence(name)),
-                    List.of(
-                            owner,
-                            Long.toString(lease.toMillis()),
-                            Long.toString(this.runtime.fenceRetention().toMillis())));
+            if (this.runtime.minReplicas() > 0) {
+                TurnstileRuntime.Replicated replicated =
+                        this.runtime.evalReplicated(LockScripts.ACQUIRE, "acquire lock '" + name + "'", keys, args);
+                reply = (List<?>) replicated.reply();
+                requireReplicated(name, key, owner, (Long) reply.get(0) == 1, replicated.replicas());
+            } else {
+                reply = (List<?>) this.runtime.eval(LockScripts.ACQUIRE, "acquire lock '" + name + "'", keys, args);
+            }
         } catch (RedisUnavailableException e) {
             releaseQuietly(name, key, owner);
             throw e;
@@ -226,6 +231,17 @@ public final class RedisLock {
         }
         // (LockLease's constructor only assigns fields: nothing can fail between grant and lease.)
         return WaitLoop.Outcome.busy(value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0);
+    }
+
+    private void requireReplicated(String name, String key, String owner, boolean granted, long replicas) {
+        if (granted && replicas < this.runtime.minReplicas()) {
+            releaseQuietly(name, key, owner);
+            throw new RedisUnavailableException(
+                    "Lock '" + name + "' was granted by the master but reached only " + replicas + " of the "
+                            + this.runtime.minReplicas() + " replicas required (minReplicas); it was released."
+                            + " Check the replicas' health and replication lag.",
+                    new IllegalStateException("WAIT acknowledged by " + replicas + " replicas"));
+        }
     }
 
     /** The call may have reached Redis before it failed: free what it may have granted, if we can. */

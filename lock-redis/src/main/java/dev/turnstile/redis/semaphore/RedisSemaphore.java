@@ -3,6 +3,7 @@ package dev.turnstile.redis.semaphore;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.SemaphoreFullException;
 import dev.turnstile.redis.support.Arguments;
+import dev.turnstile.redis.support.LuaScript;
 import dev.turnstile.redis.support.RedisKeys;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import dev.turnstile.redis.support.WaitLoop;
@@ -210,7 +211,7 @@ public final class RedisSemaphore {
     }
 
     private Object runUnfair(String id, Duration lease) {
-        return this.runtime.eval(
+        return run(
                 SemaphoreScripts.ACQUIRE,
                 "acquire a permit of semaphore '" + this.name + "'",
                 List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name)),
@@ -222,7 +223,7 @@ public final class RedisSemaphore {
     }
 
     private Object runFair(String id, Duration lease, boolean staysQueued) {
-        return this.runtime.eval(
+        return run(
                 SemaphoreScripts.ACQUIRE_FAIR,
                 "acquire a permit of fair semaphore '" + this.name + "'",
                 List.of(
@@ -239,6 +240,24 @@ public final class RedisSemaphore {
                         Long.toString(WAITER_TTL.toMillis()),
                         staysQueued ? "1" : "0",
                         keys().semaphoreChannel(this.name)));
+    }
+
+    /** Runs an acquire script; with {@code minReplicas}, a grant must reach the replicas or is released. */
+    private Object run(LuaScript script, String operation, List<String> keys, List<String> args) {
+        if (this.runtime.minReplicas() == 0) {
+            return this.runtime.eval(script, operation, keys, args);
+        }
+        TurnstileRuntime.Replicated replicated = this.runtime.evalReplicated(script, operation, keys, args);
+        List<?> reply = (List<?>) replicated.reply();
+        if ((Long) reply.get(0) == 1 && replicated.replicas() < this.runtime.minReplicas()) {
+            releaseQuietly(args.get(0));
+            throw new RedisUnavailableException(
+                    "A permit of semaphore '" + this.name + "' was granted by the master but reached only "
+                            + replicated.replicas() + " of the " + this.runtime.minReplicas()
+                            + " replicas required (minReplicas); it was released.",
+                    new IllegalStateException("WAIT acknowledged by " + replicated.replicas() + " replicas"));
+        }
+        return reply;
     }
 
     /** A fair waiter that gives up must not keep its place at the head of the queue. */

@@ -38,6 +38,11 @@ public final class LuaScript {
         }
     }
 
+    /** Returns the script's source. */
+    public String source() {
+        return this.source;
+    }
+
     /** Returns the script's SHA-1 in hex. */
     public String sha() {
         return this.sha;

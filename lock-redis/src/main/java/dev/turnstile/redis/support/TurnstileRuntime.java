@@ -30,6 +30,8 @@ public final class TurnstileRuntime implements AutoCloseable {
     private final String ownerPrefix = UUID.randomUUID().toString();
     private final AtomicLong ownerSequence = new AtomicLong();
     private volatile boolean closed;
+    private volatile int minReplicas;
+    private volatile Duration replicaTimeout = Duration.ofMillis(100);
     private final java.util.Set<String> scriptsUsed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** Creates the runtime; see {@code Turnstile.Builder} for what each argument means. */
@@ -96,6 +98,59 @@ public final class TurnstileRuntime implements AutoCloseable {
             return result;
         } catch (JedisException e) {
             throw RedisErrors.translate(e, operation);
+        }
+    }
+
+    /**
+     * Makes every grant wait until {@code replicas} replicas acknowledged it ({@code WAIT}), at
+     * most {@code timeout}; 0 turns it off.
+     */
+    public void requireReplicas(int replicas, Duration timeout) {
+        this.minReplicas = replicas;
+        this.replicaTimeout = timeout;
+    }
+
+    /** Returns how many replicas must acknowledge a grant (0: none). */
+    public int minReplicas() {
+        return this.minReplicas;
+    }
+
+    /**
+     * A script's reply and how many replicas acknowledged the writes before it.
+     *
+     * @param reply the script's reply
+     * @param replicas replicas that acknowledged ({@code WAIT}'s answer)
+     */
+    public record Replicated(Object reply, long replicas) {}
+
+    /**
+     * Runs {@code script}, then {@code WAIT} for {@link #minReplicas()} replicas on the same
+     * connection (a pipeline), so the count is about this write. Translates Jedis exceptions.
+     */
+    public Replicated evalReplicated(LuaScript script, String operation, List<String> keys, List<String> args) {
+        try {
+            return waitOnSameConnection(script, keys, args, true);
+        } catch (redis.clients.jedis.exceptions.JedisNoScriptException notCached) {
+            try {
+                return waitOnSameConnection(script, keys, args, false);
+            } catch (JedisException e) {
+                throw RedisErrors.translate(e, operation);
+            }
+        } catch (JedisException e) {
+            throw RedisErrors.translate(e, operation);
+        }
+    }
+
+    private Replicated waitOnSameConnection(LuaScript script, List<String> keys, List<String> args, boolean bySha) {
+        try (redis.clients.jedis.AbstractPipeline pipeline = this.redis.pipelined()) {
+            redis.clients.jedis.Response<Object> reply =
+                    bySha ? pipeline.evalsha(script.sha(), keys, args) : pipeline.eval(script.source(), keys, args);
+            redis.clients.jedis.Response<Long> acknowledged =
+                    pipeline.waitReplicas(keys.get(0), this.minReplicas, this.replicaTimeout.toMillis());
+            pipeline.sync();
+            Object result = reply.get();
+            this.scriptsUsed.add(script.sha());
+            return new Replicated(result, acknowledged.get());
         }
     }
 

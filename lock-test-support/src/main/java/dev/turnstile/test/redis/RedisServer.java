@@ -51,6 +51,7 @@ public final class RedisServer implements AutoCloseable {
     private final List<String> extraArguments;
     private final Path directory;
     private final int port;
+    private final @Nullable String sentinelMonitor;
     private @Nullable Process process;
     private @Nullable JedisPooled client;
 
@@ -64,6 +65,7 @@ public final class RedisServer implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         this.port = builder.port > 0 ? builder.port : freePort();
+        this.sentinelMonitor = builder.sentinelMonitor;
     }
 
     /** Starts a fresh, non-persistent server on a free port. */
@@ -218,6 +220,9 @@ public final class RedisServer implements AutoCloseable {
         if (isRunning()) {
             return this;
         }
+        if (this.sentinelMonitor != null) {
+            return launchSentinel();
+        }
         List<String> command = new ArrayList<>(List.of(
                 this.binary.toString(),
                 "--port",
@@ -246,6 +251,35 @@ public final class RedisServer implements AutoCloseable {
                     .start();
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start " + this.binary, e);
+        }
+        LIVE.add(this);
+        awaitReady();
+        return this;
+    }
+
+    private RedisServer launchSentinel() {
+        Path config = this.directory.resolve("sentinel.conf");
+        try {
+            Files.writeString(
+                    config,
+                    String.join(
+                            "\n",
+                            "port " + this.port,
+                            "bind 127.0.0.1",
+                            "protected-mode no",
+                            "daemonize no",
+                            "dir " + this.directory,
+                            "sentinel resolve-hostnames no",
+                            this.sentinelMonitor,
+                            ""),
+                    StandardCharsets.UTF_8);
+            this.process = new ProcessBuilder(this.binary.toString(), config.toString(), "--sentinel")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                            this.directory.resolve("redis.log").toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not start a sentinel", e);
         }
         LIVE.add(this);
         awaitReady();
@@ -380,6 +414,7 @@ public final class RedisServer implements AutoCloseable {
 
         private boolean persistent;
         private int port;
+        private @Nullable String sentinelMonitor;
         private final List<String> extraArguments = new ArrayList<>();
 
         private Builder() {}
@@ -402,6 +437,20 @@ public final class RedisServer implements AutoCloseable {
         /** Adds {@code redis-server} arguments, e.g. {@code "--maxclients", "100"}. */
         public Builder arguments(String... arguments) {
             this.extraArguments.addAll(List.of(arguments));
+            return this;
+        }
+
+        /**
+         * Runs a Sentinel instead of a server, monitoring the master {@code masterName} at {@code
+         * masterPort} with {@code quorum}, quick to declare it down (1 s) and to fail over.
+         */
+        public Builder sentinelOf(String masterName, int masterPort, int quorum) {
+            this.sentinelMonitor = String.join(
+                    "\n",
+                    "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " " + quorum,
+                    "sentinel down-after-milliseconds " + masterName + " 1000",
+                    "sentinel failover-timeout " + masterName + " 5000",
+                    "sentinel parallel-syncs " + masterName + " 1");
             return this;
         }
 
