@@ -1,15 +1,20 @@
 package dev.turnstile.redis.lock;
 
+import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -89,6 +94,37 @@ public final class Redlock implements AutoCloseable {
         Arguments.requireName(name, "name");
         this.runtime.requireOpen();
         return new RedlockLock(this, name);
+    }
+
+    /**
+     * Acquires several names all-or-nothing: one by one in sorted order within one wait, releasing
+     * the ones taken if a later one cannot be.
+     *
+     * @return one lease over all names, or empty
+     */
+    public Optional<Lease> tryAcquire(Collection<String> names, Duration wait, @Nullable Duration leaseTime) {
+        List<String> sorted = List.copyOf(new TreeSet<>(names));
+        if (sorted.isEmpty()) {
+            throw new IllegalArgumentException("'names' must hold at least one lock name but was " + names);
+        }
+        long deadline =
+                System.nanoTime() + Arguments.requireNonNegative(wait, "wait").toNanos();
+        List<Lease> taken = new ArrayList<>();
+        try {
+            for (String name : sorted) {
+                Duration remaining = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                Optional<Lease> lease = lock(name).tryAcquire(remaining, leaseTime);
+                if (lease.isEmpty()) {
+                    taken.forEach(Lease::close);
+                    return Optional.empty();
+                }
+                taken.add(lease.get());
+            }
+        } catch (RuntimeException e) {
+            taken.forEach(Lease::close);
+            throw e;
+        }
+        return Optional.of(taken.size() == 1 ? taken.get(0) : new MultiLease(taken));
     }
 
     /** Returns how many masters must grant a lock: a majority. */

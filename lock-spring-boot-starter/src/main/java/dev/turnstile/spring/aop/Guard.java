@@ -19,10 +19,10 @@ import java.util.Optional;
  */
 record Guard(GuardOperation operation, List<String> keys, int limit) {
 
-    Optional<? extends Lease> tryAcquire(Turnstile turnstile) {
+    Optional<? extends Lease> tryAcquire(Turnstile turnstile, LockBackend locks) {
         GuardOperation op = this.operation;
         if (op.kind() == GuardKind.LOCK) {
-            return turnstile.lock(this.keys).tryAcquire(op.waitTime(), op.leaseTime());
+            return locks.tryAcquire(this.keys, op.waitTime(), op.leaseTime());
         }
         RedisSemaphore semaphore = turnstile.semaphore(this.keys.get(0), this.limit);
         return (op.fair() ? semaphore.fair() : semaphore).tryAcquire(op.waitTime(), op.leaseTime());

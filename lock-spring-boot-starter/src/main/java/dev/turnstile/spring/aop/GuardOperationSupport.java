@@ -38,12 +38,14 @@ public final class GuardOperationSupport {
     private final @Nullable TransactionGuard transactions;
     private final GuardObserver observer;
     private final HeldGuards held;
+    private final LockBackend locks;
     private final Map<OperationKey, GuardOperation> operations = new ConcurrentHashMap<>();
 
     /**
      * @param transactions ties leases to transactions; null when spring-tx is absent
      * @param observer hears acquisitions and releases (metrics, tracing)
      * @param held where this node's held guards are tracked
+     * @param locks where locks are taken (semaphores always live in {@code turnstile}'s Redis)
      */
     public GuardOperationSupport(
             Turnstile turnstile,
@@ -51,7 +53,8 @@ public final class GuardOperationSupport {
             OnLeaseLost onLeaseLost,
             @Nullable TransactionGuard transactions,
             GuardObserver observer,
-            HeldGuards held) {
+            HeldGuards held,
+            LockBackend locks) {
         this.turnstile = turnstile;
         this.evaluator = factory.evaluator();
         this.factory = factory;
@@ -59,6 +62,7 @@ public final class GuardOperationSupport {
         this.transactions = transactions;
         this.observer = observer;
         this.held = held;
+        this.locks = locks;
     }
 
     /**
@@ -170,7 +174,8 @@ public final class GuardOperationSupport {
         long start = System.nanoTime();
         Optional<? extends Lease> lease;
         try {
-            lease = this.observer.observeAcquire(operation.kind(), name, () -> guard.tryAcquire(this.turnstile));
+            lease = this.observer.observeAcquire(
+                    operation.kind(), name, () -> guard.tryAcquire(this.turnstile, this.locks));
         } catch (RuntimeException e) {
             this.observer.failed(operation.kind(), name, Duration.ofNanos(System.nanoTime() - start), e);
             throw e;

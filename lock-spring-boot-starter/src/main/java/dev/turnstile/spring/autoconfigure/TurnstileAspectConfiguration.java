@@ -1,12 +1,14 @@
 package dev.turnstile.spring.autoconfigure;
 
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.aop.CompositeGuardObserver;
 import dev.turnstile.spring.aop.GuardObserver;
 import dev.turnstile.spring.aop.GuardOperationFactory;
 import dev.turnstile.spring.aop.GuardOperationSupport;
 import dev.turnstile.spring.aop.HeldGuards;
 import dev.turnstile.spring.aop.LockAspect;
+import dev.turnstile.spring.aop.LockBackend;
 import dev.turnstile.spring.aop.SemaphoreAspect;
 import dev.turnstile.spring.aop.TransactionGuard;
 import dev.turnstile.spring.key.KeyExpressionEvaluator;
@@ -53,14 +55,16 @@ class TurnstileAspectConfiguration {
             TurnstileProperties properties,
             ObjectProvider<TransactionGuard> transactions,
             ObjectProvider<GuardObserver> observers,
-            HeldGuards held) {
+            HeldGuards held,
+            ObjectProvider<Redlock> redlock) {
         return new GuardOperationSupport(
                 turnstile,
                 factory,
                 properties.getLock().getOnLeaseLost(),
                 transactions.getIfAvailable(),
                 new CompositeGuardObserver(observers.orderedStream().toList()),
-                held);
+                held,
+                redlock.getIfAvailable() != null ? LockBackend.of(redlock.getObject()) : LockBackend.of(turnstile));
     }
 
     @Bean

@@ -31,7 +31,8 @@ import redis.clients.jedis.UnifiedJedis;
     TurnstileAspectConfiguration.class,
     TurnstileTransactionConfiguration.class,
     TurnstileMetricsConfiguration.class,
-    TurnstileActuatorConfiguration.class
+    TurnstileActuatorConfiguration.class,
+    TurnstileRedlockConfiguration.class
 })
 public final class TurnstileAutoConfiguration {
 

@@ -36,6 +36,8 @@ public class TurnstileProperties {
 
     private final Watchdog watchdog = new Watchdog();
 
+    private final Redlock redlock = new Redlock();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -88,6 +90,10 @@ public class TurnstileProperties {
         return this.watchdog;
     }
 
+    public Redlock getRedlock() {
+        return this.redlock;
+    }
+
     /** Defaults of @DistributedLock. */
     public static class Lock {
 
@@ -126,6 +132,36 @@ public class TurnstileProperties {
 
         public void setWaitTime(Duration waitTime) {
             this.waitTime = waitTime;
+        }
+    }
+
+    /** Redlock for @DistributedLock, over independent masters. */
+    public static class Redlock {
+
+        /**
+         * Independent Redis masters as URIs (redis://host:6379); with three or more,
+         * @DistributedLock takes its locks by the Redlock algorithm over them. Semaphores stay on
+         * spring.data.redis.
+         */
+        private java.util.List<String> nodes = new java.util.ArrayList<>();
+
+        /** How long one master may take to answer an acquire before it counts as a refusal. */
+        private Duration nodeTimeout = Duration.ofMillis(50);
+
+        public java.util.List<String> getNodes() {
+            return this.nodes;
+        }
+
+        public void setNodes(java.util.List<String> nodes) {
+            this.nodes = nodes;
+        }
+
+        public Duration getNodeTimeout() {
+            return this.nodeTimeout;
+        }
+
+        public void setNodeTimeout(Duration nodeTimeout) {
+            this.nodeTimeout = nodeTimeout;
         }
     }
 

@@ -105,7 +105,8 @@ class TurnstileAutoConfigurationTests {
                 TurnstileTransactionConfiguration.class,
                 TurnstileMetricsConfiguration.class,
                 TurnstileActuatorConfiguration.Endpoints.class,
-                TurnstileActuatorConfiguration.Health.class)) {
+                TurnstileActuatorConfiguration.Health.class,
+                TurnstileRedlockConfiguration.class)) {
             for (Method method : configuration.getDeclaredMethods()) {
                 boolean bean = method.isAnnotationPresent(Bean.class);
                 // Static @Bean methods are infrastructure (post-processors), not user-facing.
