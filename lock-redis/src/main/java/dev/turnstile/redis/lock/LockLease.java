@@ -56,6 +56,9 @@ final class LockLease extends ManagedLease {
 
     static long release(TurnstileRuntime runtime, String name, String key, String channel, String ownerToken) {
         return (Long) runtime.eval(
-                LockScripts.RELEASE, "release lock '" + name + "'", List.of(key), List.of(ownerToken, channel));
+                LockScripts.RELEASE,
+                "release lock '" + name + "'",
+                List.of(key),
+                List.of(ownerToken, channel, runtime.publishCommand()));
     }
 }

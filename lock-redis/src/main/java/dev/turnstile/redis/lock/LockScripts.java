@@ -37,21 +37,21 @@ final class LockScripts {
             """);
 
     /**
-     * KEYS: lock. ARGV: owner token, release channel. Deletes the lock only if this owner holds it
+     * KEYS: lock. ARGV: owner token, release channel, PUBLISH or SPUBLISH. Deletes the lock only if this owner holds it
      * and publishes the release. Returns -1 if not the owner, else the number of subscribers told.
      */
     static final LuaScript RELEASE = LuaScript.of("""
             if redis.call('GET', KEYS[1]) == ARGV[1] then
               redis.call('DEL', KEYS[1])
-              return redis.call('PUBLISH', ARGV[2], 'free')
+              return redis.call(ARGV[3], ARGV[2], 'free')
             end
             return -1
             """);
 
-    /** KEYS: lock. ARGV: release channel. Deletes the lock whoever holds it; 1 if it was held. */
+    /** KEYS: lock. ARGV: release channel, PUBLISH or SPUBLISH. Deletes the lock whoever holds it; 1 if held. */
     static final LuaScript FORCE_RELEASE = LuaScript.of("""
             if redis.call('DEL', KEYS[1]) == 1 then
-              redis.call('PUBLISH', ARGV[1], 'free')
+              redis.call(ARGV[2], ARGV[1], 'free')
               return 1
             end
             return 0

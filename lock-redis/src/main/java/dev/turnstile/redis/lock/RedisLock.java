@@ -145,7 +145,7 @@ public final class RedisLock {
                     LockScripts.FORCE_RELEASE,
                     "force-release lock '" + name + "'",
                     List.of(this.runtime.keys().lock(name)),
-                    List.of(this.runtime.keys().lockChannel(name)));
+                    List.of(this.runtime.keys().lockChannel(name), this.runtime.publishCommand()));
             if (deleted == 1) {
                 log.warn("Force-released lock '{}'", name);
                 freed.add(name);

@@ -136,7 +136,7 @@ public final class RedlockLock {
     static long releaseEverywhere(Redlock redlock, String name, String owner) {
         TurnstileRuntime runtime = redlock.runtime();
         List<String> keys = List.of(runtime.keys().lock(name));
-        List<String> args = List.of(owner, runtime.keys().lockChannel(name));
+        List<String> args = List.of(owner, runtime.keys().lockChannel(name), "PUBLISH");
         List<CompletableFuture<Long>> calls = new ArrayList<>();
         for (UnifiedJedis master : redlock.masters()) {
             calls.add(CompletableFuture.supplyAsync(

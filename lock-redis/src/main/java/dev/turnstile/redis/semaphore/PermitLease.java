@@ -51,6 +51,6 @@ final class PermitLease extends ManagedLease implements Permit {
                 SemaphoreScripts.RELEASE,
                 "release a permit of semaphore '" + name + "'",
                 List.of(runtime.keys().semaphore(name)),
-                List.of(id, runtime.keys().semaphoreChannel(name)));
+                List.of(id, runtime.keys().semaphoreChannel(name), runtime.publishCommand()));
     }
 }

@@ -239,7 +239,8 @@ public final class RedisSemaphore {
                         Long.toString(this.runtime.fenceRetention().toMillis()),
                         Long.toString(WAITER_TTL.toMillis()),
                         staysQueued ? "1" : "0",
-                        keys().semaphoreChannel(this.name)));
+                        keys().semaphoreChannel(this.name),
+                        this.runtime.publishCommand()));
     }
 
     /** Runs an acquire script; with {@code minReplicas}, a grant must reach the replicas or is released. */
@@ -270,7 +271,7 @@ public final class RedisSemaphore {
                     SemaphoreScripts.LEAVE_QUEUE,
                     "leave the queue of semaphore '" + this.name + "'",
                     List.of(keys().semaphoreQueue(this.name), keys().semaphoreQueueAlive(this.name)),
-                    List.of(id, keys().semaphoreChannel(this.name)));
+                    List.of(id, keys().semaphoreChannel(this.name), this.runtime.publishCommand()));
         } catch (RuntimeException ignored) {
             // unreachable: the place expires after the waiter ttl
         }

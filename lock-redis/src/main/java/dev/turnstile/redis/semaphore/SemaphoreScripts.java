@@ -51,7 +51,7 @@ final class SemaphoreScripts {
     /**
      * Fair acquire. KEYS: holders, fence, queue (score = ticket), alive (score = waiter expiry),
      * ticket counter. ARGV: permit id, limit, lease ms, fence retention ms, waiter ttl ms, stay
-     * queued (1) or leave the queue on failure (0), release channel. Returns {@code {1, fencing
+     * queued (1) or leave the queue on failure (0), release channel, PUBLISH or SPUBLISH. Returns {@code {1, fencing
      * token}} or {@code {0, ms until the first permit expires, release signals that cannot
      * serve this waiter yet}}.
      *
@@ -69,7 +69,7 @@ final class SemaphoreScripts {
               redis.call('ZREM', KEYS[3], unpack(gone))
               redis.call('ZREM', KEYS[4], unpack(gone))
               -- Waiters behind the crashed ones may now be at the head.
-              redis.call('PUBLISH', ARGV[7], 'free')
+              redis.call(ARGV[8], ARGV[7], 'free')
             end
             if not redis.call('ZSCORE', KEYS[3], ARGV[1]) then
               redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[5]), ARGV[1])
@@ -83,7 +83,7 @@ final class SemaphoreScripts {
               redis.call('ZREM', KEYS[4], ARGV[1])
               local token = grant(now)
               if free > 1 and redis.call('ZCARD', KEYS[3]) > 0 then
-                redis.call('PUBLISH', ARGV[7], 'free')
+                redis.call(ARGV[8], ARGV[7], 'free')
               end
               return {1, token}
             end
@@ -99,21 +99,21 @@ final class SemaphoreScripts {
             """);
 
     /**
-     * KEYS: queue, alive. ARGV: permit id, release channel. Leaves the fair queue (timeout,
+     * KEYS: queue, alive. ARGV: permit id, release channel, PUBLISH or SPUBLISH. Leaves the fair queue (timeout,
      * interrupt, error) and wakes the waiters behind, who may now be at the head.
      */
     static final LuaScript LEAVE_QUEUE = LuaScript.of("""
             if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
               redis.call('ZREM', KEYS[2], ARGV[1])
               if redis.call('ZCARD', KEYS[1]) > 0 then
-                redis.call('PUBLISH', ARGV[2], 'free')
+                redis.call(ARGV[3], ARGV[2], 'free')
               end
             end
             return 1
             """);
 
     /**
-     * KEYS: holders. ARGV: permit id, release channel. Returns -1 if the permit was not held (or had
+     * KEYS: holders. ARGV: permit id, release channel, PUBLISH or SPUBLISH. Returns -1 if the permit was not held (or had
      * expired), else the number of subscribers told.
      */
     static final LuaScript RELEASE = LuaScript.of(NOW + """
@@ -121,7 +121,7 @@ final class SemaphoreScripts {
             if not expiry then return -1 end
             redis.call('ZREM', KEYS[1], ARGV[1])
             if tonumber(expiry) <= now then return -1 end
-            return redis.call('PUBLISH', ARGV[2], 'free')
+            return redis.call(ARGV[3], ARGV[2], 'free')
             """);
 
     /**

@@ -36,6 +36,8 @@ public final class ReleaseSignals implements AutoCloseable {
 
     private final UnifiedJedis redis;
     private final Watchdog heartbeat;
+    private final java.util.function.BooleanSupplier sharded;
+    private @Nullable ShardedSignalConnections shardedConnections;
     private final String controlChannel;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final Object connectionLock = new Object();
@@ -49,9 +51,11 @@ public final class ReleaseSignals implements AutoCloseable {
      *
      * @param heartbeat the scheduler that checks the connection with a PING every 10 s
      */
-    public ReleaseSignals(UnifiedJedis redis, String prefix, Watchdog heartbeat) {
+    public ReleaseSignals(
+            UnifiedJedis redis, String prefix, Watchdog heartbeat, java.util.function.BooleanSupplier sharded) {
         this.redis = redis;
         this.heartbeat = heartbeat;
+        this.sharded = sharded;
         this.controlChannel = prefix + ":signals:" + UUID.randomUUID();
     }
 
@@ -59,8 +63,15 @@ public final class ReleaseSignals implements AutoCloseable {
     public Subscription subscribe(String channel) {
         synchronized (this.connectionLock) {
             Channel state = this.channels.computeIfAbsent(channel, Channel::new);
-            Listener current = this.connection;
             boolean live = state.confirmed;
+            ShardedSignalConnections shardedNow = shardedConnections();
+            if (shardedNow != null) {
+                if (state.subscribers++ == 0) {
+                    shardedNow.add(channel);
+                }
+                return new Subscription(state, live);
+            }
+            Listener current = this.connection;
             if (state.subscribers++ == 0 && current != null) {
                 send(() -> current.subscribe(channel));
             }
@@ -80,6 +91,9 @@ public final class ReleaseSignals implements AutoCloseable {
         Thread running;
         synchronized (this.connectionLock) {
             this.closed = true;
+            if (this.shardedConnections != null) {
+                this.shardedConnections.close();
+            }
             Listener current = this.connection;
             if (current != null) {
                 send(current::unsubscribe);
@@ -103,12 +117,53 @@ public final class ReleaseSignals implements AutoCloseable {
             if (--state.subscribers == 0) {
                 this.channels.remove(state.name);
                 state.confirmed = false;
+                if (this.shardedConnections != null) {
+                    this.shardedConnections.remove(state.name);
+                    return;
+                }
                 Listener current = this.connection;
                 if (current != null) {
                     send(() -> current.unsubscribe(state.name));
                 }
             }
         }
+    }
+
+    /** The sharded connections, on a Redis 7+ cluster; null for plain pub/sub. Call under the lock. */
+    private @Nullable ShardedSignalConnections shardedConnections() {
+        if (this.shardedConnections == null && this.sharded.getAsBoolean()) {
+            this.shardedConnections = new ShardedSignalConnections(
+                    (redis.clients.jedis.JedisCluster) this.redis, new ShardedSignalConnections.Events() {
+                        @Override
+                        public void confirmed(String channel) {
+                            Channel state = channels.get(channel);
+                            if (state != null) {
+                                state.confirmed = true;
+                                state.signal();
+                            }
+                        }
+
+                        @Override
+                        public void message(String channel) {
+                            Channel state = channels.get(channel);
+                            if (state != null) {
+                                state.signal();
+                            }
+                        }
+
+                        @Override
+                        public void lost(java.util.Collection<String> lostChannels) {
+                            for (String channel : lostChannels) {
+                                Channel state = channels.get(channel);
+                                if (state != null) {
+                                    state.confirmed = false;
+                                    state.signal();
+                                }
+                            }
+                        }
+                    });
+        }
+        return this.shardedConnections;
     }
 
     private void startThreadIfNeeded() {

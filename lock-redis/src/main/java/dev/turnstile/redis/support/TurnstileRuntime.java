@@ -45,10 +45,47 @@ public final class TurnstileRuntime implements AutoCloseable {
         this.redis = redis;
         this.keys = new RedisKeys(prefix);
         this.watchdog = new Watchdog(watchdogThreads);
-        this.signals = new ReleaseSignals(redis, prefix, this.watchdog);
+        this.signals = new ReleaseSignals(redis, prefix, this.watchdog, this::shardedSignals);
         this.defaultLease = defaultLease;
         this.fenceRetention = fenceRetention;
         this.listeners = List.copyOf(listeners);
+    }
+
+    private volatile @org.jspecify.annotations.Nullable Boolean sharded;
+
+    /**
+     * Whether release signals use sharded pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE}): on a
+     * Redis Cluster of version 7 or later. Decided once, at first use.
+     */
+    public boolean shardedSignals() {
+        Boolean decided = this.sharded;
+        if (decided == null) {
+            decided = this.redis instanceof redis.clients.jedis.JedisCluster cluster && majorVersion(cluster) >= 7;
+            this.sharded = decided;
+        }
+        return decided;
+    }
+
+    /** Returns the command a release script publishes with: {@code SPUBLISH} or {@code PUBLISH}. */
+    public String publishCommand() {
+        return shardedSignals() ? "SPUBLISH" : "PUBLISH";
+    }
+
+    private static int majorVersion(redis.clients.jedis.JedisCluster cluster) {
+        for (redis.clients.jedis.ConnectionPool pool : cluster.getClusterNodes().values()) {
+            try (redis.clients.jedis.Connection connection = pool.getResource()) {
+                String info = new redis.clients.jedis.Jedis(connection).info("server");
+                return info.lines()
+                        .filter(line -> line.startsWith("redis_version:"))
+                        .map(line -> Integer.parseInt(
+                                line.substring("redis_version:".length()).split("\\.")[0]))
+                        .findFirst()
+                        .orElse(0);
+            } catch (RuntimeException e) {
+                log.debug("Could not read a cluster node's version: {}", e.getMessage());
+            }
+        }
+        return 0;
     }
 
     /** Returns the Redis client. */

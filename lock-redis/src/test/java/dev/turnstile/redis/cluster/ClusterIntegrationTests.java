@@ -90,6 +90,61 @@ class ClusterIntegrationTests {
     }
 
     @Test
+    void releasesAreSignalledOverShardedPubSubOnlyToTheShardThatOwnsTheLock() throws Exception {
+        cluster.masters().forEach(RedisServer::resetStats);
+        Turnstile other = Turnstile.builder(this.client).build();
+        ExecutorService waiter = Executors.newSingleThreadExecutor();
+        try {
+            Lease held = this.turnstile.lock("sharded").acquire(Duration.ZERO, null);
+            Future<Lease> next = waiter.submit(() -> other.lock("sharded").acquire(Duration.ofSeconds(10), null));
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> cluster.masters().stream()
+                                    .mapToLong(master -> master.commandCounts().getOrDefault("ssubscribe", 0L))
+                                    .sum()
+                            > 0);
+            held.release();
+            next.get().release();
+        } finally {
+            waiter.shutdownNow();
+            other.close();
+        }
+        int slot = JedisClusterCRC16.getSlot("turnstile:free:{sharded}");
+        for (RedisServer master : cluster.masters()) {
+            java.util.Map<String, Long> counts = master.commandCounts();
+            assertThat(counts.getOrDefault("publish", 0L))
+                    .as("no broadcast PUBLISH on %s", master)
+                    .isZero();
+            boolean owner = owns(master, slot);
+            assertThat(counts.getOrDefault("spublish", 0L) > 0)
+                    .as("SPUBLISH only on the owner")
+                    .isEqualTo(owner);
+            assertThat(counts.getOrDefault("ssubscribe", 0L) > 0)
+                    .as("SSUBSCRIBE only on the owner")
+                    .isEqualTo(owner);
+        }
+    }
+
+    private static boolean owns(RedisServer master, int slot) {
+        try (Jedis jedis = master.connect()) {
+            String myself = jedis.clusterNodes()
+                    .lines()
+                    .filter(line -> line.contains("myself"))
+                    .findFirst()
+                    .orElseThrow();
+            for (String range : myself.split(" ")) {
+                if (range.matches("\\d+-\\d+")) {
+                    String[] bounds = range.split("-");
+                    if (slot >= Integer.parseInt(bounds[0]) && slot <= Integer.parseInt(bounds[1])) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    }
+
+    @Test
     void multiKeyLockAcrossSlotsIsTakenSlotBySlotAllOrNothing() {
         List<String> names = List.of("account:1", "account:2", "account:3", "account:4");
         assertThat(names.stream()
