@@ -133,7 +133,8 @@ public final class ReleaseSignals implements AutoCloseable {
     private @Nullable ShardedSignalConnections shardedConnections() {
         if (this.shardedConnections == null && this.sharded.getAsBoolean()) {
             this.shardedConnections = new ShardedSignalConnections(
-                    (redis.clients.jedis.JedisCluster) this.redis, new ShardedSignalConnections.Events() {
+                    (redis.clients.jedis.JedisCluster) this.redis,
+                    new ShardedSignalConnections.Events() {
                         @Override
                         public void confirmed(String channel) {
                             Channel state = channels.get(channel);
@@ -161,7 +162,8 @@ public final class ReleaseSignals implements AutoCloseable {
                                 }
                             }
                         }
-                    });
+                    },
+                    this.controlChannel);
         }
         return this.shardedConnections;
     }

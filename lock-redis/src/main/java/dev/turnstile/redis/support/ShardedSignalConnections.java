@@ -47,14 +47,20 @@ final class ShardedSignalConnections {
 
     private final JedisCluster cluster;
     private final Events events;
+    private final String anchorPrefix;
     private final Map<String, NodeSubscriber> nodes = new HashMap<>();
     private final Map<String, String> channelNodes = new HashMap<>();
     private @Nullable String[] slotOwners;
     private boolean closed;
 
-    ShardedSignalConnections(JedisCluster cluster, Events events) {
+    /**
+     * @param anchorPrefix prefix of the per-node anchor channels that keep each connection open
+     *     while it carries no waiter's channel (so waits do not pay for a new connection)
+     */
+    ShardedSignalConnections(JedisCluster cluster, Events events, String anchorPrefix) {
         this.cluster = cluster;
         this.events = events;
+        this.anchorPrefix = anchorPrefix;
     }
 
     synchronized void add(String channel) {
@@ -67,14 +73,16 @@ final class ShardedSignalConnections {
             return;
         }
         this.channelNodes.put(channel, node);
-        this.nodes.computeIfAbsent(node, NodeSubscriber::new).add(channel);
+        this.nodes
+                .computeIfAbsent(node, owner -> new NodeSubscriber(owner, anchorFor(owner)))
+                .add(channel);
     }
 
     synchronized void remove(String channel) {
         String node = this.channelNodes.remove(channel);
         NodeSubscriber subscriber = node == null ? null : this.nodes.get(node);
-        if (subscriber != null && subscriber.remove(channel)) {
-            this.nodes.remove(node);
+        if (subscriber != null) {
+            subscriber.remove(channel);
         }
     }
 
@@ -108,6 +116,18 @@ final class ShardedSignalConnections {
                 }
             }
         }
+    }
+
+    /** A channel in a slot that {@code node} owns: it keeps the node's connection subscribed. */
+    private String anchorFor(String node) {
+        String[] owners = this.slotOwners;
+        for (int i = 0; owners != null && i < 100_000; i++) {
+            String anchor = this.anchorPrefix + ":{" + i + "}";
+            if (node.equals(owners[JedisClusterCRC16.getSlot(anchor)])) {
+                return anchor;
+            }
+        }
+        return this.anchorPrefix + ":{0}";
     }
 
     private @Nullable String ownerOf(String channel) {
@@ -146,6 +166,7 @@ final class ShardedSignalConnections {
     private final class NodeSubscriber extends JedisShardedPubSub {
 
         private final String node;
+        private final String anchor;
         private final Set<String> channels = new LinkedHashSet<>();
         private final Set<String> requested = new LinkedHashSet<>();
         private @Nullable Thread thread;
@@ -153,8 +174,9 @@ final class ShardedSignalConnections {
         private boolean stopping;
         private long backoffMillis = 50;
 
-        NodeSubscriber(String node) {
+        NodeSubscriber(String node, String anchor) {
             this.node = node;
+            this.anchor = anchor;
         }
 
         /** Adds a channel; starts the connection with it if there is none. */
@@ -178,16 +200,12 @@ final class ShardedSignalConnections {
             }
         }
 
-        /** Removes a channel; returns true if the subscriber is now empty and stopping. */
-        synchronized boolean remove(String channel) {
+        /** Removes a channel; the connection stays open on its anchor for the next waiter. */
+        synchronized void remove(String channel) {
             if (this.channels.remove(channel) && this.active) {
+                this.requested.remove(channel);
                 send(() -> sunsubscribe(channel));
             }
-            if (this.channels.isEmpty()) {
-                this.stopping = true;
-                return true;
-            }
-            return false;
         }
 
         synchronized void stop() {
@@ -207,13 +225,15 @@ final class ShardedSignalConnections {
                     String[] pending = this.channels.stream()
                             .filter(wanted -> !this.requested.contains(wanted))
                             .toArray(String[]::new);
-                    if (pending.length > 0) {
-                        this.requested.addAll(List.of(pending));
-                        send(() -> ssubscribe(pending));
+                    for (String wanted : pending) {
+                        this.requested.add(wanted);
+                        send(() -> ssubscribe(wanted));
                     }
                 }
             }
-            ShardedSignalConnections.this.events.confirmed(channel);
+            if (!channel.equals(this.anchor)) {
+                ShardedSignalConnections.this.events.confirmed(channel);
+            }
         }
 
         @Override
@@ -224,17 +244,26 @@ final class ShardedSignalConnections {
         private void run() {
             String[] initial;
             synchronized (this) {
-                initial = this.channels.toArray(String[]::new);
+                // SSUBSCRIBE takes channels of one slot only: the anchor first, then one command per
+                // channel once the connection is confirmed.
                 this.requested.clear();
-                this.requested.addAll(List.of(initial));
+                initial = new String[] {this.anchor};
             }
             ConnectionPool pool =
                     ShardedSignalConnections.this.cluster.getClusterNodes().get(this.node);
-            if (pool != null && initial.length > 0) {
-                try (Connection connection = pool.getResource()) {
+            if (pool != null) {
+                // A connection of its own, made by the pool's factory but never returned to the pool:
+                // a subscribed connection put back in a pool would hand pushed messages to commands.
+                Connection connection = null;
+                try {
+                    connection = pool.getFactory().makeObject().getObject();
                     proceed(connection, initial);
-                } catch (RuntimeException e) {
+                } catch (Exception e) {
                     log.debug("Sharded signal connection to {} ended: {}", this.node, e.getMessage());
+                } finally {
+                    if (connection != null) {
+                        connection.close();
+                    }
                 }
             }
             Set<String> remaining;

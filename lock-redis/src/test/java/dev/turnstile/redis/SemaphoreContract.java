@@ -1,20 +1,16 @@
-package dev.turnstile.redis.semaphore;
+package dev.turnstile.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.turnstile.redis.LeaseLostEvent;
-import dev.turnstile.redis.LockLostException;
-import dev.turnstile.redis.SemaphoreFullException;
-import dev.turnstile.redis.Turnstile;
-import dev.turnstile.test.redis.CommandRecorder;
-import dev.turnstile.test.redis.RedisServerExtension;
+import dev.turnstile.redis.semaphore.Permit;
+import dev.turnstile.redis.semaphore.PermitHolder;
+import dev.turnstile.redis.semaphore.RedisSemaphore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,21 +20,27 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
-class RedisSemaphoreIntegrationTests {
+/**
+ * The semaphore's contract, independent of the deployment: each subclass runs every test against
+ * its own kind of Redis (one server, a cluster), unchanged.
+ */
+public abstract class SemaphoreContract {
 
-    @RegisterExtension
-    static final RedisServerExtension redis = new RedisServerExtension();
+    /** Lost leases heard by {@link #turnstile}'s listener. */
+    protected final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+    /** A client of the deployment under test. */
+    protected UnifiedJedis client;
+    /** The Turnstile under test (default lease 3 s). */
+    protected Turnstile turnstile;
 
-    private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
-    private JedisPooled client;
-    private Turnstile turnstile;
+    /** Returns a new client of the deployment under test; closed after each test. */
+    protected abstract UnifiedJedis connect();
 
     @BeforeEach
     void setUp() {
-        this.client = redis.server().newClient(Duration.ofSeconds(2));
+        this.client = connect();
         this.turnstile = Turnstile.builder(this.client)
                 .defaultLease(Duration.ofSeconds(3))
                 .listener(this.lost::add)
@@ -49,34 +51,6 @@ class RedisSemaphoreIntegrationTests {
     void tearDown() {
         this.turnstile.close();
         this.client.close();
-    }
-
-    @Test
-    void sixthCallerIsRefusedAtOnceWithOneRedisCall() {
-        RedisSemaphore semaphore = this.turnstile.semaphore("account:7", 5);
-        List<Permit> held = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            held.add(semaphore.tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow());
-        }
-        Optional<Permit> sixth;
-        List<String> commands;
-        try (CommandRecorder recorder = CommandRecorder.start(redis.server())) {
-            sixth = semaphore.tryAcquire();
-            commands = recorder.clientCommands();
-        }
-        assertThat(sixth).isEmpty();
-        assertThat(commands).containsExactly("EVALSHA");
-        assertThatThrownBy(() -> semaphore.acquire(Duration.ZERO, null))
-                .isInstanceOf(SemaphoreFullException.class)
-                .hasMessageContaining("'account:7'")
-                .hasMessageContaining("all 5 permits");
-        assertThat(semaphore.availablePermits()).isZero();
-        assertThat(semaphore.holders())
-                .extracting(PermitHolder::id)
-                .containsExactlyInAnyOrderElementsOf(
-                        held.stream().map(Permit::id).toList());
-        held.forEach(Permit::release);
-        assertThat(semaphore.availablePermits()).isEqualTo(5);
     }
 
     @Test

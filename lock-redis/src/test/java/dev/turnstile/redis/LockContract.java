@@ -1,0 +1,345 @@
+package dev.turnstile.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.redis.lock.RedisLock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The lock's contract, independent of the deployment: each subclass runs every test against its
+ * own kind of Redis (one server, a cluster), unchanged.
+ */
+public abstract class LockContract {
+
+    /** Lost leases heard by {@link #turnstile}'s listener. */
+    protected final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+    /** A client of the deployment under test. */
+    protected UnifiedJedis client;
+    /** The Turnstile under test (default lease 3 s). */
+    protected Turnstile turnstile;
+    /** Another instance: its waiters contend in Redis, not in this instance's local queue. */
+    protected Turnstile otherProcess;
+
+    private final List<Lease> kept = new ArrayList<>();
+
+    /** Returns a new client of the deployment under test; closed after each test. */
+    protected abstract UnifiedJedis connect();
+
+    @BeforeEach
+    void setUpContract() {
+        this.client = connect();
+        this.turnstile = Turnstile.builder(this.client)
+                .defaultLease(Duration.ofSeconds(3))
+                .listener(this.lost::add)
+                .build();
+        this.otherProcess = Turnstile.builder(this.client).build();
+    }
+
+    @AfterEach
+    void tearDownContract() {
+        this.kept.forEach(Lease::close);
+        this.turnstile.close();
+        this.otherProcess.close();
+        this.client.close();
+    }
+
+    private Lease keep(Lease lease) {
+        this.kept.add(lease);
+        return lease;
+    }
+
+    @Test
+    void acquireCreatesLockKeyWithTtlAndReleaseDeletesIt() {
+        try (Lease lease = this.turnstile.lock("item:42").acquire(Duration.ZERO, Duration.ofSeconds(10))) {
+            assertThat(lease.isHeld()).isTrue();
+            assertThat(this.client.pttl("turnstile:lock:{item:42}")).isBetween(1L, 10_000L);
+            assertThat(this.client.get("turnstile:fence:{item:42}")).isEqualTo(Long.toString(lease.fencingToken()));
+            assertThat(this.client.pttl("turnstile:fence:{item:42}")).isPositive();
+        }
+        assertThat(this.client.exists("turnstile:lock:{item:42}")).isFalse();
+        assertThat(this.client.exists("turnstile:fence:{item:42}"))
+                .as("a release never deletes the fencing counter")
+                .isTrue();
+    }
+
+    @Test
+    void watchdogLeaseKeyAlsoHasTtl() {
+        try (Lease lease = this.turnstile.lock("ttl").acquire(Duration.ZERO, null)) {
+            assertThat(this.client.pttl("turnstile:lock:{ttl}")).isBetween(1L, 3_000L);
+            assertThat(lease.remaining()).isPositive();
+        }
+    }
+
+    @Test
+    void secondAcquireIsRefusedWhileHeld() {
+        RedisLock lock = this.turnstile.lock("busy");
+        try (Lease first = lock.acquire(Duration.ZERO, null)) {
+            assertThat(lock.tryAcquire()).isEmpty();
+            assertThat(lock.isLocked()).isTrue();
+            assertThatThrownBy(() -> lock.acquire(Duration.ofMillis(50), null))
+                    .isInstanceOf(LockAcquisitionException.class)
+                    .hasMessageContaining("'busy'");
+        }
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void secondAcquireWaitsUntilRelease() throws Exception {
+        RedisLock lock = this.turnstile.lock("handoff");
+        Lease first = lock.acquire(Duration.ZERO, null);
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            Future<Lease> waiter =
+                    other.submit(() -> this.turnstile.lock("handoff").acquire(Duration.ofSeconds(10), null));
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2)).until(() -> !waiter.isDone());
+            first.release();
+            Lease second = waiter.get();
+            assertThat(second.isHeld()).isTrue();
+            assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+            second.release();
+        } finally {
+            other.shutdownNow();
+        }
+    }
+
+    @Test
+    void releaseIsIdempotentAndOwnerChecked() {
+        RedisLock lock = this.turnstile.lock("idem");
+        Lease lease = lock.acquire(Duration.ZERO, Duration.ofSeconds(5));
+        assertThat(lease.release()).isTrue();
+        assertThat(lease.release()).isFalse();
+        lease.close();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void staleHolderCannotReleaseOrExtendTheNextOwnersLock() {
+        RedisLock lock = this.turnstile.lock("stale");
+        Lease stale = lock.acquire(Duration.ZERO, Duration.ofMillis(200));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> lock.tryAcquire(Duration.ZERO, Duration.ofSeconds(30))
+                        .map(this::keep)
+                        .isPresent());
+        Lease current = this.kept.get(0);
+        String currentOwner = this.client.get("turnstile:lock:{stale}");
+
+        assertThat(stale.isHeld()).isFalse();
+        assertThat(stale.release()).isFalse();
+        assertThatThrownBy(() -> stale.extend(Duration.ofSeconds(60))).isInstanceOf(LockLostException.class);
+
+        assertThat(this.client.get("turnstile:lock:{stale}")).isEqualTo(currentOwner);
+        assertThat(this.client.pttl("turnstile:lock:{stale}")).isBetween(1L, 30_000L);
+        assertThat(current.isHeld()).isTrue();
+        assertThat(current.fencingToken()).isGreaterThan(stale.fencingToken());
+        current.release();
+    }
+
+    @Test
+    void elapsedLeaseIsReportedLostAndExtendNeverRecreatesTheKey() {
+        Lease lease = this.turnstile.lock("elapsed").acquire(Duration.ZERO, Duration.ofMillis(150));
+        List<LeaseLostEvent> own = new CopyOnWriteArrayList<>();
+        lease.onLost(own::add);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !own.isEmpty());
+        assertThat(own).singleElement().satisfies(event -> {
+            assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.LEASE_ELAPSED);
+            assertThat(event.name()).isEqualTo("elapsed");
+            assertThat(event.fencingToken()).isEqualTo(lease.fencingToken());
+        });
+        assertThat(this.lost).extracting(LeaseLostEvent::name).containsExactly("elapsed");
+        assertThat(lease.isHeld()).isFalse();
+        assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(5)))
+                .isInstanceOf(LockLostException.class)
+                .hasMessageContaining("'elapsed'");
+        assertThat(this.client.exists("turnstile:lock:{elapsed}")).isFalse();
+        List<LeaseLostEvent> late = new ArrayList<>();
+        lease.onLost(late::add);
+        assertThat(late).as("a listener added after the loss hears it at once").hasSize(1);
+    }
+
+    @Test
+    void extendRenewsTheTtlOfAHeldLease() {
+        try (Lease lease = this.turnstile.lock("extend").acquire(Duration.ZERO, Duration.ofSeconds(1))) {
+            lease.extend(Duration.ofSeconds(60));
+            assertThat(this.client.pttl("turnstile:lock:{extend}")).isGreaterThan(30_000L);
+            assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    void extendFindsATakenOverLockAndReportsIt() {
+        Lease lease = this.turnstile.lock("taken").acquire(Duration.ZERO, Duration.ofSeconds(30));
+        this.client.set("turnstile:lock:{taken}", "someone-else");
+        assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(30)))
+                .isInstanceOf(LockLostException.class)
+                .hasMessageContaining("another owner");
+        assertThat(this.lost).extracting(LeaseLostEvent::reason).containsExactly(LeaseLostEvent.Reason.TAKEN_OVER);
+        assertThat(this.client.get("turnstile:lock:{taken}")).isEqualTo("someone-else");
+        assertThat(lease.release()).isFalse();
+        assertThat(this.client.get("turnstile:lock:{taken}")).isEqualTo("someone-else");
+    }
+
+    @Test
+    void multiKeyLockIsAllOrNothingAndRollsBack() {
+        Lease blocker = this.turnstile.lock("b").acquire(Duration.ZERO, null);
+        Optional<Lease> all = this.turnstile.lock(List.of("c", "a", "b")).tryAcquire(Duration.ZERO, null);
+        assertThat(all).isEmpty();
+        assertThat(this.client.exists("turnstile:lock:{a}")).as("rolled back").isFalse();
+        assertThat(this.client.exists("turnstile:lock:{c}")).as("never taken").isFalse();
+        blocker.release();
+
+        try (Lease lease = this.turnstile.lock(List.of("c", "a", "b")).acquire(Duration.ZERO, null)) {
+            assertThat(lease.names()).containsExactly("a", "b", "c");
+            assertThat(lease.fencingTokens()).containsOnlyKeys("a", "b", "c");
+            assertThatThrownBy(lease::fencingToken).isInstanceOf(IllegalStateException.class);
+            assertThat(lease.isHeld()).isTrue();
+        }
+        for (String name : List.of("a", "b", "c")) {
+            assertThat(this.client.exists("turnstile:lock:{" + name + "}")).isFalse();
+        }
+    }
+
+    @Test
+    void locksTakenInOppositeOrdersNeverDeadlock() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Integer>> rounds = new ArrayList<>();
+            for (List<String> order : List.of(List.of("x", "y"), List.of("y", "x"))) {
+                rounds.add(pool.submit(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        try (Lease lease = this.turnstile.lock(order).acquire(Duration.ofSeconds(10), null)) {
+                            assertThat(lease.isHeld()).isTrue();
+                        }
+                    }
+                    return 200;
+                }));
+            }
+            for (Future<Integer> round : rounds) {
+                assertThat(round.get()).isEqualTo(200);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void interruptStopsTheWaitAndLeavesNothingBehind() throws Exception {
+        Lease holder = this.turnstile.lock("intr").acquire(Duration.ZERO, null);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicReference<Boolean> flagKept = new AtomicReference<>();
+        CountDownLatch started = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            started.countDown();
+            try {
+                this.turnstile.lock("intr").acquire(Duration.ofSeconds(30), null);
+            } catch (RuntimeException e) {
+                failure.set(e);
+                flagKept.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        waiter.start();
+        started.await();
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+        waiter.interrupt();
+        waiter.join(5000);
+        assertThat(failure.get()).isInstanceOf(LockAcquisitionException.class).hasMessageContaining("Interrupted");
+        assertThat(flagKept.get()).isTrue();
+        holder.release();
+        assertThat(this.client.exists("turnstile:lock:{intr}")).isFalse();
+        try (Lease again = this.turnstile.lock("intr").acquire(Duration.ofSeconds(1), null)) {
+            assertThat(again.isHeld()).as("the local queue was left").isTrue();
+        }
+    }
+
+    @Test
+    void interruptedThreadCanStillRelease() {
+        Lease lease = this.turnstile.lock("release-interrupted").acquire(Duration.ZERO, null);
+        Thread.currentThread().interrupt();
+        try {
+            assertThat(lease.release()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(this.client.exists("turnstile:lock:{release-interrupted}")).isFalse();
+    }
+
+    @Test
+    void leaseCanBeReleasedFromAnotherThread() throws Exception {
+        Lease lease = this.turnstile.lock("cross-thread").acquire(Duration.ZERO, null);
+        assertThat(CompletableFuture.supplyAsync(lease::release).get()).isTrue();
+        try (Lease again = this.turnstile.lock("cross-thread").acquire(Duration.ofSeconds(1), null)) {
+            assertThat(again.isHeld()).isTrue();
+        }
+    }
+
+    @Test
+    void fencingTokensStrictlyIncreaseAcrossReleaseExpiryAndCounterExpiry() {
+        Turnstile shortFence = Turnstile.builder(this.client)
+                .fenceRetention(Duration.ofMillis(100))
+                .build();
+        try {
+            RedisLock lock = shortFence.lock("fence");
+            long first = lock.acquire(Duration.ZERO, Duration.ofMillis(50)).fencingToken();
+            long afterExpiry;
+            try (Lease lease = lock.acquire(Duration.ofSeconds(5), null)) {
+                afterExpiry = lease.fencingToken();
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> !this.client.exists("turnstile:fence:{fence}"));
+            long afterCounterExpired;
+            try (Lease lease = lock.acquire(Duration.ZERO, null)) {
+                afterCounterExpired = lease.fencingToken();
+            }
+            assertThat(afterExpiry).isGreaterThan(first);
+            assertThat(afterCounterExpired).isGreaterThan(afterExpiry);
+        } finally {
+            shortFence.close();
+        }
+    }
+
+    @Test
+    void fencingTokensStrictlyIncreaseOverTenThousandAcquisitionsFromManyThreads() throws Exception {
+        List<Long> tokens = new ArrayList<>(10_000);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                Turnstile process = t % 2 == 0 ? this.turnstile : this.otherProcess;
+                workers.add(pool.submit(() -> {
+                    for (int i = 0; i < 1_250; i++) {
+                        try (Lease lease = process.lock("fenced").acquire(Duration.ofSeconds(30), null)) {
+                            synchronized (tokens) {
+                                tokens.add(lease.fencingToken());
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> worker : workers) {
+                worker.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(tokens).hasSize(10_000);
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("token #%d", i).isGreaterThan(tokens.get(i - 1));
+        }
+    }
+}

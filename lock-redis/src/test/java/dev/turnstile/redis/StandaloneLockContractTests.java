@@ -1,0 +1,18 @@
+package dev.turnstile.redis;
+
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/** The lock contract on one redis-server, through {@code JedisPooled}. */
+class StandaloneLockContractTests extends LockContract {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    @Override
+    protected UnifiedJedis connect() {
+        return redis.server().newClient(Duration.ofSeconds(2));
+    }
+}
