@@ -72,6 +72,21 @@ public final class BenchmarkMain {
                         measurement.acquireP50Micros());
                 results.add(measurement);
             }
+            List<Report.ProcessRow> processes = new ArrayList<>();
+            for (String[] library : new String[][] {
+                {"turnstile", "Turnstile RedisLock"},
+                {"redisson", "Redisson RLock"},
+                {"spring-integration", "Spring Integration RedisLockRegistry, PUB_SUB"}
+            }) {
+                double[] measured = TwoProcessRun.measure(server, library[0], "two-jvms", 4, trial.multipliedBy(2));
+                System.out.printf(
+                        Locale.ROOT,
+                        "2 JVM processes x 4 threads, one key   %-46s %10.0f acq/s %7.2f cmd/acq%n",
+                        library[1],
+                        measured[0],
+                        measured[1]);
+                processes.add(new Report.ProcessRow(library[1], measured[0], measured[1]));
+            }
             Map<Integer, Double> redisBenchmark = redisBenchmark(server.port());
             String redisVersion = server.client()
                     .info("server")
@@ -79,7 +94,8 @@ public final class BenchmarkMain {
                     .filter(line -> line.startsWith("redis_version:"))
                     .findFirst()
                     .orElse("redis_version:?");
-            Report report = new Report(results, redisBenchmark, trial, warmUp, trials, redisVersion, LocalDate.now());
+            Report report = new Report(
+                    results, processes, redisBenchmark, trial, warmUp, trials, redisVersion, LocalDate.now());
             System.out.println();
             System.out.println(report.markdown());
             Files.createDirectories(out);
@@ -99,11 +115,9 @@ public final class BenchmarkMain {
         private final Turnstile first;
         private final Turnstile second;
         private final RedissonClient redisson;
-        private final RedissonClient redissonSecond;
         private final JedisConnectionFactory springData;
         private final RedisLockRegistry spin;
         private final RedisLockRegistry pubSub;
-        private final RedisLockRegistry pubSubSecond;
         private final ConfigurableApplicationContext spring;
         private final AnnotatedService annotated;
         private final Turnstile springTurnstile;
@@ -114,12 +128,9 @@ public final class BenchmarkMain {
             this.first = Turnstile.builder(this.redis).build();
             this.second = Turnstile.builder(this.redis).build();
             this.redisson = redisson(server);
-            this.redissonSecond = redisson(server);
             this.springData = springData(server);
             this.spin = registry("si-spin", RedisLockRegistry.RedisLockType.SPIN_LOCK);
             this.pubSub = registry("si-pubsub", RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
-            // A second instance over the same keys: another "process" contending for the same locks.
-            this.pubSubSecond = registry("si-pubsub", RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
             this.spring = AnnotatedService.start(server.port(), this.redis);
             this.annotated = this.spring.getBean(AnnotatedService.class);
             this.springTurnstile = this.spring.getBean(Turnstile.class);
@@ -232,29 +243,6 @@ public final class BenchmarkMain {
                         t -> Contenders.springIntegration(this.pubSub, key)));
             }
 
-            String twoClients = "2 client instances x 4 threads, one key";
-            all.add(new Scenario(
-                    twoClients,
-                    "Turnstile RedisLock",
-                    8,
-                    true,
-                    t -> Contenders.turnstile(
-                            t % 2 == 0 ? this.first : this.second,
-                            "two",
-                            Duration.ofSeconds(Contenders.LEASE_SECONDS))));
-            all.add(new Scenario(
-                    twoClients,
-                    "Redisson RLock",
-                    8,
-                    true,
-                    t -> Contenders.redisson(t % 2 == 0 ? this.redisson : this.redissonSecond, "r-two")));
-            all.add(new Scenario(
-                    twoClients,
-                    "Spring Integration RedisLockRegistry, PUB_SUB",
-                    8,
-                    true,
-                    t -> Contenders.springIntegration(t % 2 == 0 ? this.pubSub : this.pubSubSecond, "two")));
-
             String semaphore = "16 threads, semaphore of 5";
             all.add(new Scenario(
                     semaphore,
@@ -334,10 +322,8 @@ public final class BenchmarkMain {
         void close() {
             this.spin.destroy();
             this.pubSub.destroy();
-            this.pubSubSecond.destroy();
             this.springData.destroy();
             this.redisson.shutdown();
-            this.redissonSecond.shutdown();
             this.spring.close();
             this.first.close();
             this.second.close();

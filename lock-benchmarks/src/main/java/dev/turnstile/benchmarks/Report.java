@@ -15,11 +15,23 @@ import java.util.Map;
 final class Report {
 
     private final List<Measurement> results;
+    private final List<ProcessRow> processes;
     private final Map<Integer, Double> redisBenchmark;
+
+    /**
+     * One library in the two-process scenario.
+     *
+     * @param contender the library
+     * @param acquisitionsPerSecond acquisitions per second of both processes together
+     * @param commandsPerAcquisition commands Redis executed per acquisition
+     */
+    record ProcessRow(String contender, double acquisitionsPerSecond, double commandsPerAcquisition) {}
+
     private final String header;
 
     Report(
             List<Measurement> results,
+            List<ProcessRow> processes,
             Map<Integer, Double> redisBenchmark,
             Duration trial,
             Duration warmUp,
@@ -27,6 +39,7 @@ final class Report {
             String redisVersion,
             LocalDate date) {
         this.results = results;
+        this.processes = processes;
         this.redisBenchmark = redisBenchmark;
         this.header = String.format(
                 Locale.ROOT,
@@ -69,6 +82,21 @@ final class Report {
                         result.cpuMicrosPerAcquisition()));
             }
         }
+        if (!this.processes.isEmpty()) {
+            double baseline = this.processes.get(0).acquisitionsPerSecond();
+            text.append("\n### 2 JVM processes x 4 threads, one key\n\n");
+            text.append("| contender | acquisitions/s (both processes) | × first row | commands/acq |\n");
+            text.append("|---|---:|---:|---:|\n");
+            for (ProcessRow row : this.processes) {
+                text.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %,.0f | %.2f | %.1f |%n",
+                        row.contender(),
+                        row.acquisitionsPerSecond(),
+                        row.acquisitionsPerSecond() / baseline,
+                        row.commandsPerAcquisition()));
+            }
+        }
         if (!this.redisBenchmark.isEmpty()) {
             text.append("\n### For reference: `redis-benchmark -t set` on the same server\n\n");
             text.append("| clients | SET requests/s |\n|---:|---:|\n");
@@ -81,6 +109,14 @@ final class Report {
     String csv() {
         StringBuilder text = new StringBuilder("group,contender,threads,acquisitions_per_s,round_trips_per_acq,"
                 + "commands_per_acq,acquire_p50_us,acquire_p99_us,handoff_p50_us,client_cpu_us_per_acq\n");
+        for (ProcessRow row : this.processes) {
+            text.append(String.format(
+                    Locale.ROOT,
+                    "\"2 JVM processes x 4 threads, one key\",\"%s\",8,%.1f,NaN,%.3f,NaN,NaN,NaN,NaN%n",
+                    row.contender(),
+                    row.acquisitionsPerSecond(),
+                    row.commandsPerAcquisition()));
+        }
         for (Measurement result : this.results) {
             text.append(String.format(
                     Locale.ROOT,

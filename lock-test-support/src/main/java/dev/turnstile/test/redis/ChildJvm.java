@@ -41,7 +41,7 @@ public final class ChildJvm implements AutoCloseable {
         command.add("-Xmx256m");
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classpath());
         command.add(mainClass.getName());
         command.addAll(List.of(arguments));
         try {
@@ -50,6 +50,26 @@ public final class ChildJvm implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start a child JVM for " + mainClass.getName(), e);
         }
+    }
+
+    /**
+     * This JVM's application classpath: the context class loader's URLs when it is a URL class
+     * loader (as under {@code mvn exec:java}), else {@code java.class.path}.
+     */
+    private static String classpath() {
+        if (Thread.currentThread().getContextClassLoader() instanceof java.net.URLClassLoader loader
+                && loader.getURLs().length > 0) {
+            List<String> entries = new ArrayList<>();
+            for (java.net.URL url : loader.getURLs()) {
+                try {
+                    entries.add(Path.of(url.toURI()).toString());
+                } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+                    entries.add(url.getPath());
+                }
+            }
+            return String.join(java.io.File.pathSeparator, entries);
+        }
+        return System.getProperty("java.class.path");
     }
 
     /** Returns the child's process id. */

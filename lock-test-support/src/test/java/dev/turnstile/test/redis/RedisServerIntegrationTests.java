@@ -88,7 +88,7 @@ class RedisServerIntegrationTests {
     public static final class SleeperMain {
         public static void main(String[] args) throws Exception {
             System.out.println("SLEEPING");
-            Thread.sleep(60_000);
+            new java.util.concurrent.CountDownLatch(1).await(60, java.util.concurrent.TimeUnit.SECONDS);
         }
     }
 }

@@ -1,0 +1,74 @@
+package dev.turnstile.benchmarks;
+
+import dev.turnstile.benchmarks.Scenario.Contender;
+import dev.turnstile.test.redis.ChildJvm;
+import dev.turnstile.test.redis.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Two JVM processes on one key: this process and a child JVM, each running one library's lock on
+ * {@code threads} threads at the same time. Counts the acquisitions of both; commands per
+ * acquisition from the server.
+ */
+final class TwoProcessRun {
+
+    private TwoProcessRun() {}
+
+    /** Returns {acquisitions per second of both processes, commands per acquisition}. */
+    static double[] measure(RedisServer server, String library, String key, int threads, Duration duration)
+            throws Exception {
+        try (ChildJvm child = ChildJvm.start(
+                ProcessWorkerMain.class, library, Integer.toString(server.port()), key, Integer.toString(threads))) {
+            child.awaitLineStartingWith("READY", Duration.ofSeconds(60));
+            List<AutoCloseable> resources = new ArrayList<>();
+            Contender contender = ProcessWorkerMain.contender(library, server.port(), key, resources);
+            AtomicBoolean running = new AtomicBoolean(true);
+            LongAdder count = new LongAdder();
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                workers.add(new Thread(() -> {
+                    try {
+                        while (running.get()) {
+                            Object handle = contender.acquire();
+                            if (handle != null) {
+                                count.increment();
+                                contender.release(handle);
+                            }
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+            }
+            server.resetStats();
+            long start = System.nanoTime();
+            child.send("go");
+            workers.forEach(Thread::start);
+            Thread.sleep(duration.toMillis());
+            running.set(false);
+            child.send("stop");
+            for (Thread worker : workers) {
+                worker.join();
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            long childCount = Long.parseLong(
+                    child.awaitLineStartingWith("COUNT", Duration.ofSeconds(60)).split(" ")[1]);
+            Map<String, Long> counts = server.commandCounts();
+            long commands = counts.entrySet().stream()
+                    .filter(entry -> !entry.getKey().startsWith("info")
+                            && !entry.getKey().startsWith("config"))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
+            for (AutoCloseable resource : resources) {
+                resource.close();
+            }
+            long total = count.sum() + childCount;
+            return new double[] {total / seconds, total == 0 ? Double.NaN : (double) commands / total};
+        }
+    }
+}
