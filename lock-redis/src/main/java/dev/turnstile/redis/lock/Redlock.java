@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -140,8 +141,13 @@ public final class Redlock implements AutoCloseable {
         return this.runtime;
     }
 
-    ExecutorService nodeCalls() {
-        return this.nodeCalls;
+    /** Runs {@code call} on the per-node executor; after {@link #close()}, on the caller's thread. */
+    <T> CompletableFuture<T> submit(java.util.function.Supplier<T> call) {
+        try {
+            return CompletableFuture.supplyAsync(call, this.nodeCalls);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            return CompletableFuture.completedFuture(call.get());
+        }
     }
 
     Duration nodeTimeout() {

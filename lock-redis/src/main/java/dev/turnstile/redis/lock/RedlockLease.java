@@ -44,33 +44,43 @@ final class RedlockLease extends ManagedLease {
         long start = System.nanoTime();
         List<CompletableFuture<Long>> calls = new ArrayList<>();
         for (UnifiedJedis master : this.redlock.masters()) {
-            calls.add(CompletableFuture.supplyAsync(
-                    () -> {
-                        try {
-                            return (Long) LockScripts.RENEW.run(master, keys, args);
-                        } catch (JedisException unreachable) {
-                            return 0L;
-                        }
-                    },
-                    this.redlock.nodeCalls()));
+            calls.add(this.redlock.submit(() -> {
+                try {
+                    return (Long) LockScripts.RENEW.run(master, keys, args);
+                } catch (JedisException unreachable) {
+                    return 0L;
+                }
+            }));
         }
         long renewed = 0;
         long end = start + this.redlock.nodeTimeout().toNanos();
         for (CompletableFuture<Long> call : calls) {
             try {
                 renewed += call.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS) == 1 ? 1 : 0;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } catch (Exception timedOut) {
                 // counts as not renewed
             }
         }
         long elapsed = System.nanoTime() - start;
-        long drift = leaseTime.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
-        boolean valid = leaseTime.toNanos() - elapsed - drift > 0;
-        return renewed >= this.redlock.quorum() && valid ? RenewalOutcome.RENEWED : RenewalOutcome.GONE;
+        boolean valid = leaseTime.toNanos() - elapsed - RedlockLock.drift(leaseTime) > 0;
+        if (renewed >= this.redlock.quorum() && valid) {
+            return RenewalOutcome.RENEWED;
+        }
+        // A minority renewed: free it there too, so no master keeps a lock nobody holds.
+        RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, false);
+        return RenewalOutcome.GONE;
+    }
+
+    /** The deadline after a renewal leaves the same drift allowance as the acquisition did. */
+    @Override
+    protected long deadlineAfterRenewal(long sentNanos, Duration leaseTime) {
+        return sentNanos + leaseTime.toNanos() - RedlockLock.drift(leaseTime);
     }
 
     @Override
     protected long releaseInRedis() {
-        return RedlockLock.releaseEverywhere(this.redlock, name(), this.owner) >= this.redlock.quorum() ? 0 : -1;
+        return RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, true) >= this.redlock.quorum() ? 0 : -1;
     }
 }

@@ -55,6 +55,10 @@ public final class RedlockLock {
             Optional<RedlockLease> granted = attempt(lease, leaseTime == null);
             if (granted.isPresent()) {
                 granted.get().start();
+                if (Thread.currentThread().isInterrupted()) {
+                    granted.get().close();
+                    throw LockAcquisitionException.interrupted(this.name, Duration.ofNanos(System.nanoTime() - start));
+                }
                 return Optional.of(granted.get());
             }
             long pause = ThreadLocalRandom.current()
@@ -91,28 +95,57 @@ public final class RedlockLock {
                 Long.toString(runtime.fenceRetention().toMillis()));
         long start = System.nanoTime();
         List<CompletableFuture<Long>> calls = new ArrayList<>();
-        for (UnifiedJedis master : this.redlock.masters()) {
-            calls.add(CompletableFuture.supplyAsync(() -> acquireOn(master, keys, args), this.redlock.nodeCalls()));
+        List<UnifiedJedis> masters = this.redlock.masters();
+        for (UnifiedJedis master : masters) {
+            calls.add(this.redlock.submit(() -> acquireOn(master, keys, args)));
         }
         long granted = 0;
         long highestToken = Long.MIN_VALUE;
         long timeoutEnd = start + this.redlock.nodeTimeout().toNanos();
+        boolean interrupted = false;
         for (CompletableFuture<Long> call : calls) {
-            Long token = awaitUntil(call, timeoutEnd);
+            Long token;
+            try {
+                token = call.get(Math.max(0, timeoutEnd - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+                token = null;
+            } catch (Exception timedOutOrFailed) {
+                token = null;
+            }
             if (token != null) {
                 granted++;
                 highestToken = Math.max(highestToken, token);
             }
         }
         long elapsed = System.nanoTime() - start;
-        long drift = lease.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
+        long drift = drift(lease);
         long validity = lease.toNanos() - elapsed - drift;
-        if (granted >= this.redlock.quorum() && validity > 0) {
-            return Optional.of(new RedlockLease(
-                    this.redlock, this.name, owner, highestToken, lease, watchdog, start + validity - lease.toNanos()));
+        if (!interrupted && granted >= this.redlock.quorum() && validity > 0) {
+            // The local deadline is start + lease - drift: the validity, counted from now.
+            return Optional.of(
+                    new RedlockLease(this.redlock, this.name, owner, highestToken, lease, watchdog, start - drift));
         }
-        releaseEverywhere(this.redlock, this.name, owner);
+        releaseEverywhere(this.redlock, this.name, owner, false);
+        // A master that answers after its timeout may still grant: free that grant when it does.
+        for (int i = 0; i < calls.size(); i++) {
+            UnifiedJedis master = masters.get(i);
+            calls.get(i).thenAccept(token -> {
+                if (token != null) {
+                    releaseOn(this.redlock, master, this.name, owner);
+                }
+            });
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+            throw LockAcquisitionException.interrupted(this.name, Duration.ofNanos(elapsed));
+        }
         return Optional.empty();
+    }
+
+    /** The clock-drift allowance of the Redlock algorithm: 1% of the lease plus 2 ms. */
+    static long drift(Duration lease) {
+        return lease.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
     }
 
     private static @Nullable Long acquireOn(UnifiedJedis master, List<String> keys, List<String> args) {
@@ -124,30 +157,28 @@ public final class RedlockLock {
         }
     }
 
-    private static @Nullable Long awaitUntil(CompletableFuture<Long> call, long endNanos) {
+    private static long releaseOn(Redlock redlock, UnifiedJedis master, String name, String owner) {
+        TurnstileRuntime runtime = redlock.runtime();
         try {
-            return call.get(Math.max(0, endNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (Exception timedOutOrFailed) {
-            return null;
+            return (Long) LockScripts.RELEASE.run(
+                    master,
+                    List.of(runtime.keys().lock(name)),
+                    List.of(owner, runtime.keys().lockChannel(name), "PUBLISH"));
+        } catch (JedisException unreachable) {
+            return -2L;
         }
     }
 
-    /** Owner-checked release on every master, in parallel; returns how many held the lock. */
-    static long releaseEverywhere(Redlock redlock, String name, String owner) {
-        TurnstileRuntime runtime = redlock.runtime();
-        List<String> keys = List.of(runtime.keys().lock(name));
-        List<String> args = List.of(owner, runtime.keys().lockChannel(name), "PUBLISH");
+    /**
+     * Owner-checked release on every master, in parallel; returns how many held the lock.
+     *
+     * @param failIfUnreachable whether to throw when no master could be reached to free it (an
+     *     owner's release); a failed acquire's clean-up never throws
+     */
+    static long releaseEverywhere(Redlock redlock, String name, String owner, boolean failIfUnreachable) {
         List<CompletableFuture<Long>> calls = new ArrayList<>();
         for (UnifiedJedis master : redlock.masters()) {
-            calls.add(CompletableFuture.supplyAsync(
-                    () -> {
-                        try {
-                            return (Long) LockScripts.RELEASE.run(master, keys, args);
-                        } catch (JedisException unreachable) {
-                            return -2L;
-                        }
-                    },
-                    redlock.nodeCalls()));
+            calls.add(redlock.submit(() -> releaseOn(redlock, master, name, owner)));
         }
         long freed = 0;
         boolean anyUnreachable = false;
@@ -156,7 +187,7 @@ public final class RedlockLock {
             freed += result >= 0 ? 1 : 0;
             anyUnreachable |= result == -2;
         }
-        if (anyUnreachable && freed == 0) {
+        if (failIfUnreachable && anyUnreachable && freed == 0) {
             throw new RedisUnavailableException(
                     "Could not reach the Redlock masters holding lock '" + name + "'; it expires by its TTL there",
                     new IllegalStateException("unreachable masters"));

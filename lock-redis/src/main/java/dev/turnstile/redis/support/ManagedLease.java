@@ -94,6 +94,14 @@ public abstract class ManagedLease implements Lease {
     protected abstract long releaseInRedis();
 
     /**
+     * Returns the local deadline after a successful renewal or extension sent at {@code
+     * sentNanos}; by default {@code sentNanos + leaseTime}.
+     */
+    protected long deadlineAfterRenewal(long sentNanos, Duration leaseTime) {
+        return sentNanos + leaseTime.toNanos();
+    }
+
+    /**
      * Called once when the lease ends locally (release requested or loss), before listeners run.
      *
      * @param waitersElsewhere waiting processes told of the release; -1 if unknown or on loss
@@ -159,7 +167,7 @@ public abstract class ManagedLease implements Lease {
             synchronized (this.monitor) {
                 if (!this.ended) {
                     this.leaseTime = newLeaseTime;
-                    this.deadlineNanos = sent + newLeaseTime.toNanos();
+                    this.deadlineNanos = deadlineAfterRenewal(sent, newLeaseTime);
                     scheduleTimer(this.renewedByWatchdog ? newLeaseTime.toNanos() / 3 : untilDeadline());
                 }
             }
@@ -309,7 +317,7 @@ public abstract class ManagedLease implements Lease {
                 case RENEWED -> {
                     synchronized (this.monitor) {
                         if (!this.ended) {
-                            this.deadlineNanos = sent + renewal.toNanos();
+                            this.deadlineNanos = deadlineAfterRenewal(sent, renewal);
                             scheduleTimer(renewal.toNanos() / 3);
                         }
                     }

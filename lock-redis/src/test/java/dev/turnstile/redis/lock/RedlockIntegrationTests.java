@@ -225,6 +225,37 @@ class RedlockIntegrationTests {
     }
 
     @Test
+    void aBusyLockWithOneMasterDownIsRefusedNotAnError() {
+        try (Redlock a = redlock(Duration.ofMillis(200));
+                Redlock b = redlock(Duration.ofMillis(200))) {
+            Lease held = a.lock("busy").acquire(Duration.ZERO, Duration.ofSeconds(10));
+            masters.get(4).kill();
+            assertThat(b.lock("busy").tryAcquire(Duration.ofMillis(300), Duration.ofSeconds(10)))
+                    .isEmpty();
+            held.release();
+            assertThat(b.lock("busy").tryAcquire(Duration.ofMillis(300), Duration.ofSeconds(10)))
+                    .isPresent();
+        }
+    }
+
+    @Test
+    void aLeaseGrantedLateInItsValidityIsStillHeldWhenReturned() {
+        masters.get(0).pause();
+        try (Redlock redlock = Redlock.builder(this.clients)
+                .nodeTimeout(Duration.ofMillis(80))
+                .attempts(1)
+                .build()) {
+            // One master never answers: the acquire waits out its 80 ms node timeout of a 150 ms lease.
+            Optional<Lease> lease = redlock.lock("late").tryAcquire(Duration.ZERO, Duration.ofMillis(150));
+            lease.ifPresent(granted ->
+                    assertThat(granted.isHeld()).as("returned already expired").isTrue());
+            lease.ifPresent(Lease::close);
+        } finally {
+            masters.get(0).resume();
+        }
+    }
+
+    @Test
     void needsThreeMasters() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> Redlock.of(this.clients.subList(0, 2)))

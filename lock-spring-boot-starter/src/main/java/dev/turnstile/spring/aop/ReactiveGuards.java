@@ -3,6 +3,7 @@ package dev.turnstile.spring.aop;
 import dev.turnstile.redis.Lease;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -54,27 +55,48 @@ final class ReactiveGuards {
             Consumer<Lease> releaser,
             Invoker body,
             Supplier<Object> onFailure) {
-        Mono<Optional<? extends Lease>> lease = Mono.fromCallable(acquire).subscribeOn(Schedulers.boundedElastic());
-        Function<Lease, Mono<Void>> release =
-                held -> Mono.<Void>fromRunnable(() -> releaser.accept(held)).subscribeOn(Schedulers.boundedElastic());
+        // The acquired lease is the resource of usingWhen, released on complete, error and cancel.
+        // A lease that arrives after the subscriber cancelled is discarded by Reactor: release it.
+        Mono<Optional<? extends Lease>> lease = Mono.<Optional<? extends Lease>>create(sink -> {
+                    AtomicInteger state = new AtomicInteger(); // 0 acquiring, 1 handed over, 2 cancelled
+                    sink.onCancel(() -> state.compareAndSet(0, 2));
+                    Schedulers.boundedElastic().schedule(() -> {
+                        Optional<? extends Lease> acquired;
+                        try {
+                            acquired = acquire.call();
+                        } catch (Throwable e) {
+                            sink.error(e);
+                            return;
+                        }
+                        if (state.compareAndSet(0, 1)) {
+                            sink.success(acquired);
+                        } else {
+                            acquired.ifPresent(releaser::accept);
+                        }
+                    });
+                })
+                .doOnDiscard(
+                        Optional.class,
+                        dropped -> ((Optional<?>) dropped).ifPresent(held -> releaser.accept((Lease) held)));
+        Function<Optional<? extends Lease>, Mono<Void>> release = maybe -> maybe.isEmpty()
+                ? Mono.empty()
+                : Mono.<Void>fromRunnable(() -> releaser.accept(maybe.get())).subscribeOn(Schedulers.boundedElastic());
         if (kind == ReturnKind.MONO) {
-            return lease.flatMap(maybe -> maybe.isEmpty()
-                    ? Mono.from((Publisher<Object>) onFailure.get())
-                    : Mono.usingWhen(
-                            Mono.just((Lease) maybe.get()),
-                            held -> (Mono<Object>) call(body),
-                            release,
-                            (held, error) -> release.apply(held),
-                            release));
+            return Mono.usingWhen(
+                    lease,
+                    maybe -> maybe.isEmpty()
+                            ? Mono.from((Publisher<Object>) onFailure.get())
+                            : (Mono<Object>) call(body),
+                    release,
+                    (maybe, error) -> release.apply(maybe),
+                    release);
         }
-        return lease.flatMapMany(maybe -> maybe.isEmpty()
-                ? Flux.from((Publisher<Object>) onFailure.get())
-                : Flux.usingWhen(
-                        Mono.just((Lease) maybe.get()),
-                        held -> (Flux<Object>) call(body),
-                        release,
-                        (held, error) -> release.apply(held),
-                        release));
+        return Flux.usingWhen(
+                lease,
+                maybe -> maybe.isEmpty() ? Flux.from((Publisher<Object>) onFailure.get()) : (Flux<Object>) call(body),
+                release,
+                (maybe, error) -> release.apply(maybe),
+                release);
     }
 
     private static Publisher<?> call(Invoker body) {
