@@ -163,7 +163,8 @@ public final class ReleaseSignals implements AutoCloseable {
                             }
                         }
                     },
-                    this.controlChannel);
+                    this.controlChannel,
+                    this.heartbeat);
         }
         return this.shardedConnections;
     }

@@ -23,15 +23,20 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 /**
  * Release signals over sharded pub/sub ({@code SSUBSCRIBE}, Redis 7+) on a cluster: a release is
  * published only to the shard that owns its channel's slot, not broadcast over the cluster bus.
- * One subscriber connection per master that owns a subscribed channel (not one per waiter).
+ * One subscriber connection per master that owns a subscribed channel (not one per waiter), kept
+ * open by an anchor channel in one of that master's slots and checked every 10 s.
  *
- * <p>Slot owners come from {@code CLUSTER SHARDS}. When a connection fails or a slot moves, every
- * channel it carried is reported lost (waiters retry) and subscribed again where its slot now
- * lives, after a backoff. Thread-safe.
+ * <p>Slot owners come from {@code CLUSTER SHARDS}. A channel whose owner is unknown (a failover in
+ * progress) is retried; a channel the server unsubscribes (its slot moved), a connection that fails
+ * or stops answering: each channel it carried is reported lost (waiters retry) and subscribed again
+ * where its slot now lives. Subscriber connections are made for the purpose and never returned to
+ * a pool. Thread-safe.
  */
 final class ShardedSignalConnections {
 
     private static final Logger log = LoggerFactory.getLogger(ShardedSignalConnections.class);
+    private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    private static final long HEARTBEAT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** What the connections tell the signal hub. */
     interface Events {
@@ -48,19 +53,25 @@ final class ShardedSignalConnections {
     private final JedisCluster cluster;
     private final Events events;
     private final String anchorPrefix;
+    private final Watchdog scheduler;
     private final Map<String, NodeSubscriber> nodes = new HashMap<>();
     private final Map<String, String> channelNodes = new HashMap<>();
-    private @Nullable String[] slotOwners;
+    private final Set<String> unplaced = new LinkedHashSet<>();
+    private String @Nullable [] slotOwners;
+    private boolean retryScheduled;
+    private boolean heartbeatScheduled;
     private boolean closed;
 
     /**
      * @param anchorPrefix prefix of the per-node anchor channels that keep each connection open
      *     while it carries no waiter's channel (so waits do not pay for a new connection)
+     * @param scheduler runs retries and the heartbeat
      */
-    ShardedSignalConnections(JedisCluster cluster, Events events, String anchorPrefix) {
+    ShardedSignalConnections(JedisCluster cluster, Events events, String anchorPrefix, Watchdog scheduler) {
         this.cluster = cluster;
         this.events = events;
         this.anchorPrefix = anchorPrefix;
+        this.scheduler = scheduler;
     }
 
     synchronized void add(String channel) {
@@ -69,16 +80,21 @@ final class ShardedSignalConnections {
         }
         String node = ownerOf(channel);
         if (node == null) {
-            this.events.lost(List.of(channel)); // unknown owner now; the waiter's backoff retries
+            this.unplaced.add(channel);
+            this.events.lost(List.of(channel));
+            scheduleRetry();
             return;
         }
+        this.unplaced.remove(channel);
         this.channelNodes.put(channel, node);
         this.nodes
                 .computeIfAbsent(node, owner -> new NodeSubscriber(owner, anchorFor(owner)))
                 .add(channel);
+        scheduleHeartbeat();
     }
 
     synchronized void remove(String channel) {
+        this.unplaced.remove(channel);
         String node = this.channelNodes.remove(channel);
         NodeSubscriber subscriber = node == null ? null : this.nodes.get(node);
         if (subscriber != null) {
@@ -91,29 +107,80 @@ final class ShardedSignalConnections {
         this.nodes.values().forEach(NodeSubscriber::stop);
         this.nodes.clear();
         this.channelNodes.clear();
+        this.unplaced.clear();
     }
 
-    /** A node's subscriber ended with these channels still wanted: place them again. */
-    private void resubscribe(NodeSubscriber ended, Set<String> channels) {
-        synchronized (this) {
-            if (this.nodes.get(ended.node) == ended) {
-                this.nodes.remove(ended.node);
-            }
-            this.slotOwners = null; // the slot map may be stale
+    /** Places {@code channel} again, at its slot's current owner, if it is still wanted there. */
+    private synchronized void relocate(String channel, String fromNode) {
+        if (fromNode.equals(this.channelNodes.get(channel))) {
+            this.channelNodes.remove(channel);
+            this.slotOwners = null;
+            add(channel);
         }
+    }
+
+    /** A node's connection ended with these channels still wanted: place them again after a pause. */
+    private void resubscribe(String node, Set<String> channels, long backoffNanos) {
         this.events.lost(channels);
         try {
-            TimeUnit.MILLISECONDS.sleep(ended.backoffMillis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            this.scheduler.schedule(
+                    () -> {
+                        synchronized (this) {
+                            this.slotOwners = null;
+                            channels.forEach(channel -> relocate(channel, node));
+                        }
+                    },
+                    backoffNanos);
+        } catch (IllegalStateException closedScheduler) {
+            // closing
+        }
+    }
+
+    private void scheduleRetry() {
+        if (this.retryScheduled) {
             return;
         }
+        this.retryScheduled = true;
+        try {
+            this.scheduler.schedule(
+                    () -> {
+                        synchronized (this) {
+                            this.retryScheduled = false;
+                            this.slotOwners = null;
+                            new ArrayList<>(this.unplaced).forEach(this::add);
+                        }
+                    },
+                    RETRY_NANOS);
+        } catch (IllegalStateException closedScheduler) {
+            this.retryScheduled = false;
+        }
+    }
+
+    private void scheduleHeartbeat() {
+        if (this.heartbeatScheduled) {
+            return;
+        }
+        this.heartbeatScheduled = true;
+        try {
+            this.scheduler.schedule(this::heartbeat, HEARTBEAT_NANOS);
+        } catch (IllegalStateException closedScheduler) {
+            this.heartbeatScheduled = false;
+        }
+    }
+
+    private void heartbeat() {
+        List<NodeSubscriber> current;
         synchronized (this) {
-            for (String channel : channels) {
-                if (ended.node.equals(this.channelNodes.get(channel))) {
-                    this.channelNodes.remove(channel);
-                    add(channel);
-                }
+            this.heartbeatScheduled = false;
+            if (this.closed) {
+                return;
+            }
+            current = new ArrayList<>(this.nodes.values());
+        }
+        current.forEach(NodeSubscriber::checkAlive);
+        synchronized (this) {
+            if (!this.nodes.isEmpty()) {
+                scheduleHeartbeat();
             }
         }
     }
@@ -137,6 +204,7 @@ final class ShardedSignalConnections {
         return this.slotOwners == null ? null : this.slotOwners[JedisClusterCRC16.getSlot(channel)];
     }
 
+    /** The master of every slot, or null while some slot has none online (never cached then). */
     private String @Nullable [] loadSlotOwners() {
         for (ConnectionPool pool : this.cluster.getClusterNodes().values()) {
             try (Connection connection = pool.getResource()) {
@@ -152,6 +220,11 @@ final class ShardedSignalConnections {
                         for (long slot = range.get(0); slot <= range.get(1); slot++) {
                             owners[(int) slot] = master;
                         }
+                    }
+                }
+                for (String owner : owners) {
+                    if (owner == null) {
+                        return null;
                     }
                 }
                 return owners;
@@ -170,8 +243,10 @@ final class ShardedSignalConnections {
         private final Set<String> channels = new LinkedHashSet<>();
         private final Set<String> requested = new LinkedHashSet<>();
         private @Nullable Thread thread;
+        private @Nullable Connection connection;
         private boolean active;
         private boolean stopping;
+        private volatile long lastHeard = System.nanoTime();
         private long backoffMillis = 50;
 
         NodeSubscriber(String node, String anchor) {
@@ -179,31 +254,27 @@ final class ShardedSignalConnections {
             this.anchor = anchor;
         }
 
-        /** Adds a channel; starts the connection with it if there is none. */
-        void add(String channel) {
-            synchronized (this) {
-                if (!this.channels.add(channel)) {
-                    return;
-                }
-                if (this.active) {
-                    this.requested.add(channel);
-                    send(() -> ssubscribe(channel));
-                    return;
-                }
-                if (this.thread != null) {
-                    return; // connecting: the channel goes with the first SSUBSCRIBE
-                }
+        /** Adds a channel; opens the connection if there is none. */
+        synchronized void add(String channel) {
+            if (!this.channels.add(channel)) {
+                return;
+            }
+            if (this.active) {
+                this.requested.add(channel);
+                send(() -> ssubscribe(channel));
+            } else if (this.thread == null && !this.stopping) {
                 Thread started = new Thread(this::run, "turnstile-signals-" + this.node);
                 started.setDaemon(true);
                 this.thread = started;
                 started.start();
             }
+            // else connecting: subscribed once the anchor is confirmed
         }
 
         /** Removes a channel; the connection stays open on its anchor for the next waiter. */
         synchronized void remove(String channel) {
-            if (this.channels.remove(channel) && this.active) {
-                this.requested.remove(channel);
+            this.channels.remove(channel);
+            if (this.requested.remove(channel) && this.active) {
                 send(() -> sunsubscribe(channel));
             }
         }
@@ -215,19 +286,40 @@ final class ShardedSignalConnections {
             }
         }
 
+        /** Heartbeat: a connection silent for two periods is dropped; otherwise ask for a reply. */
+        void checkAlive() {
+            Connection current;
+            synchronized (this) {
+                current = this.connection;
+                if (!this.active || current == null) {
+                    return;
+                }
+            }
+            if (System.nanoTime() - this.lastHeard > 2 * HEARTBEAT_NANOS) {
+                log.warn("Sharded release signal connection to {} stopped answering; opening a new one", this.node);
+                current.disconnect(); // the reader fails, and its channels are placed again
+            } else {
+                synchronized (this) {
+                    send(() -> ssubscribe(this.anchor)); // the server answers an already subscribed channel too
+                }
+            }
+        }
+
         @Override
         public void onSSubscribe(String channel, int subscribedChannels) {
+            this.lastHeard = System.nanoTime();
             synchronized (this) {
+                if (this.stopping) {
+                    send(this::sunsubscribe);
+                    return;
+                }
                 if (!this.active) {
                     this.active = true;
                     this.backoffMillis = 50;
-                    // Channels added while connecting were not in the first SSUBSCRIBE.
-                    String[] pending = this.channels.stream()
-                            .filter(wanted -> !this.requested.contains(wanted))
-                            .toArray(String[]::new);
-                    for (String wanted : pending) {
-                        this.requested.add(wanted);
-                        send(() -> ssubscribe(wanted));
+                    for (String wanted : this.channels) {
+                        if (this.requested.add(wanted)) {
+                            send(() -> ssubscribe(wanted)); // one command per channel: slots may differ
+                        }
                     }
                 }
             }
@@ -237,44 +329,73 @@ final class ShardedSignalConnections {
         }
 
         @Override
+        public void onSUnsubscribe(String channel, int subscribedChannels) {
+            this.lastHeard = System.nanoTime();
+            boolean movedAway;
+            synchronized (this) {
+                // We forget a channel before asking to unsubscribe it: one still requested was
+                // unsubscribed by the server, because its slot moved to another master.
+                movedAway = !this.stopping && !channel.equals(this.anchor) && this.requested.remove(channel);
+                if (movedAway) {
+                    this.channels.remove(channel);
+                }
+            }
+            if (movedAway) {
+                ShardedSignalConnections.this.events.lost(List.of(channel));
+                String from = this.node;
+                try {
+                    ShardedSignalConnections.this.scheduler.schedule(() -> relocate(channel, from), RETRY_NANOS);
+                } catch (IllegalStateException closedScheduler) {
+                    // closing
+                }
+            }
+        }
+
+        @Override
         public void onSMessage(String channel, String message) {
+            this.lastHeard = System.nanoTime();
             ShardedSignalConnections.this.events.message(channel);
         }
 
         private void run() {
-            String[] initial;
-            synchronized (this) {
-                // SSUBSCRIBE takes channels of one slot only: the anchor first, then one command per
-                // channel once the connection is confirmed.
-                this.requested.clear();
-                initial = new String[] {this.anchor};
-            }
             ConnectionPool pool =
                     ShardedSignalConnections.this.cluster.getClusterNodes().get(this.node);
-            if (pool != null) {
-                // A connection of its own, made by the pool's factory but never returned to the pool:
-                // a subscribed connection put back in a pool would hand pushed messages to commands.
-                Connection connection = null;
-                try {
-                    connection = pool.getFactory().makeObject().getObject();
-                    proceed(connection, initial);
-                } catch (Exception e) {
-                    log.debug("Sharded signal connection to {} ended: {}", this.node, e.getMessage());
-                } finally {
-                    if (connection != null) {
-                        connection.close();
+            Connection own = null;
+            try {
+                if (pool != null) {
+                    own = pool.getFactory().makeObject().getObject();
+                    synchronized (this) {
+                        this.connection = own;
+                        this.requested.clear();
                     }
+                    this.lastHeard = System.nanoTime();
+                    proceed(own, this.anchor);
+                }
+            } catch (Exception e) {
+                log.debug("Sharded signal connection to {} ended: {}", this.node, e.getMessage());
+            } finally {
+                if (own != null) {
+                    own.close();
                 }
             }
             Set<String> remaining;
-            synchronized (this) {
-                this.active = false;
-                this.thread = null;
-                remaining = this.stopping ? Set.of() : new LinkedHashSet<>(this.channels);
-                this.backoffMillis = Math.min(this.backoffMillis * 2, 2000);
+            long backoff;
+            synchronized (ShardedSignalConnections.this) {
+                synchronized (this) {
+                    this.active = false;
+                    this.thread = null;
+                    this.connection = null;
+                    remaining = this.stopping ? Set.of() : new LinkedHashSet<>(this.channels);
+                    backoff = TimeUnit.MILLISECONDS.toNanos(this.backoffMillis);
+                    this.backoffMillis = Math.min(this.backoffMillis * 2, 2000);
+                    this.stopping = true; // this subscriber is done; a new one takes over
+                    if (ShardedSignalConnections.this.nodes.get(this.node) == this) {
+                        ShardedSignalConnections.this.nodes.remove(this.node);
+                    }
+                }
             }
             if (!remaining.isEmpty()) {
-                resubscribe(this, remaining);
+                resubscribe(this.node, remaining, backoff);
             }
         }
 
@@ -284,12 +405,6 @@ final class ShardedSignalConnections {
             } catch (RuntimeException e) {
                 log.debug("Could not send a sharded pub/sub command to {}: {}", this.node, e.getMessage());
             }
-        }
-    }
-
-    List<String> nodesInUse() {
-        synchronized (this) {
-            return new ArrayList<>(this.nodes.keySet());
         }
     }
 }
