@@ -129,12 +129,20 @@ public final class TurnstileRuntime implements AutoCloseable {
      * @param operation what the call does, for messages, e.g. {@code "acquire lock 'item:42'"}
      */
     public Object eval(LuaScript script, String operation, List<String> keys, List<String> args) {
-        try {
-            Object result = script.run(this.redis, keys, args);
-            this.scriptsUsed.add(script.sha());
-            return result;
-        } catch (JedisException e) {
-            throw RedisErrors.translate(e, operation);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Object result = script.run(this.redis, keys, args);
+                this.scriptsUsed.add(script.sha());
+                return result;
+            } catch (JedisException e) {
+                // TRYAGAIN: a cluster slot is moving and this call's keys are split for a moment.
+                if (attempt < 20 && String.valueOf(e.getMessage()).startsWith("TRYAGAIN")) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(
+                            java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5));
+                    continue;
+                }
+                throw RedisErrors.translate(e, operation);
+            }
         }
     }
 

@@ -91,7 +91,7 @@ class ClusterIntegrationTests {
 
     @Test
     void releasesAreSignalledOverShardedPubSubOnlyToTheShardThatOwnsTheLock() throws Exception {
-        cluster.masters().forEach(RedisServer::resetStats);
+        currentMasters().forEach(RedisServer::resetStats);
         Turnstile other = Turnstile.builder(this.client).build();
         ExecutorService waiter = Executors.newSingleThreadExecutor();
         try {
@@ -99,7 +99,7 @@ class ClusterIntegrationTests {
             Future<Lease> next = waiter.submit(() -> other.lock("sharded").acquire(Duration.ofSeconds(10), null));
             org.awaitility.Awaitility.await()
                     .atMost(Duration.ofSeconds(5))
-                    .until(() -> cluster.masters().stream()
+                    .until(() -> currentMasters().stream()
                                     .mapToLong(master -> master.commandCounts().getOrDefault("ssubscribe", 0L))
                                     .sum()
                             > 0);
@@ -110,7 +110,7 @@ class ClusterIntegrationTests {
             other.close();
         }
         int slot = JedisClusterCRC16.getSlot("turnstile:free:{sharded}");
-        for (RedisServer master : cluster.masters()) {
+        for (RedisServer master : currentMasters()) {
             java.util.Map<String, Long> counts = master.commandCounts();
             assertThat(counts.getOrDefault("publish", 0L))
                     .as("no broadcast PUBLISH on %s", master)
@@ -132,10 +132,15 @@ class ClusterIntegrationTests {
                     .filter(line -> line.contains("myself"))
                     .findFirst()
                     .orElseThrow();
-            for (String range : myself.split(" ")) {
-                if (range.matches("\\d+-\\d+")) {
+            String[] fields = myself.split(" ");
+            // id addr flags master ping-sent pong-recv epoch link-state slot...
+            for (int field = 8; field < fields.length; field++) {
+                String range = fields[field];
+                if (range.matches("\\d+(-\\d+)?")) {
                     String[] bounds = range.split("-");
-                    if (slot >= Integer.parseInt(bounds[0]) && slot <= Integer.parseInt(bounds[1])) {
+                    int from = Integer.parseInt(bounds[0]);
+                    int to = Integer.parseInt(bounds[bounds.length - 1]);
+                    if (slot >= from && slot <= to) {
                         return true;
                     }
                 }
@@ -220,6 +225,91 @@ class ClusterIntegrationTests {
         pool.shutdown();
         assertThat(errors).as("errors that reached callers").isEmpty();
         assertThat(this.client.get(counter)).isEqualTo(Integer.toString(increments.get()));
+    }
+
+    @Test
+    void slotMigrationDuringLoadSurfacesNoErrorAndBreaksNoExclusion() throws Exception {
+        String name = "migrating";
+        String counter = "{" + name + "}:counter";
+        int slot = JedisClusterCRC16.getSlot("turnstile:lock:{" + name + "}");
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger increments = new AtomicInteger();
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Turnstile otherProcess = Turnstile.builder(this.client).build();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            Turnstile process = t % 2 == 0 ? this.turnstile : otherProcess;
+            workers.add(pool.submit(() -> {
+                while (running.get()) {
+                    try (Lease lease = process.lock(name).acquire(Duration.ofSeconds(20), null)) {
+                        String value = this.client.get(counter);
+                        this.client.set(counter, Long.toString(value == null ? 1 : Long.parseLong(value) + 1));
+                        increments.incrementAndGet();
+                    } catch (RuntimeException e) {
+                        errors.add(e);
+                    }
+                }
+                return null;
+            }));
+        }
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> increments.get() > 100);
+        RedisServer source =
+                currentMasters().stream().filter(m -> owns(m, slot)).findFirst().orElseThrow();
+        RedisServer target = currentMasters().stream()
+                .filter(m -> !owns(m, slot))
+                .findFirst()
+                .orElseThrow();
+        migrate(slot, source, target);
+        assertThat(owns(target, slot)).isTrue();
+        int before = increments.get();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> increments.get() > before + 100);
+        running.set(false);
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        pool.shutdown();
+        otherProcess.close();
+        assertThat(errors).as("errors that reached callers").isEmpty();
+        assertThat(this.client.get(counter)).isEqualTo(Integer.toString(increments.get()));
+    }
+
+    /** The nodes that are masters now (a promotion test may have swapped roles). */
+    private static List<RedisServer> currentMasters() {
+        List<RedisServer> all = new ArrayList<>(cluster.masters());
+        all.addAll(cluster.replicas());
+        return all.stream()
+                .filter(node -> {
+                    try (Jedis jedis = node.connect()) {
+                        return jedis.info("replication").contains("role:master");
+                    }
+                })
+                .toList();
+    }
+
+    /** Moves {@code slot} the way redis-cli --cluster reshard does: IMPORTING, MIGRATING, MIGRATE, NODE. */
+    private static void migrate(int slot, RedisServer source, RedisServer target) {
+        try (Jedis from = source.connect();
+                Jedis to = target.connect()) {
+            String sourceId = from.clusterMyId();
+            String targetId = to.clusterMyId();
+            to.clusterSetSlotImporting(slot, sourceId);
+            from.clusterSetSlotMigrating(slot, targetId);
+            List<String> keys;
+            while (!(keys = from.clusterGetKeysInSlot(slot, 100)).isEmpty()) {
+                from.migrate(
+                        "127.0.0.1",
+                        target.port(),
+                        5000,
+                        new redis.clients.jedis.params.MigrateParams().replace(),
+                        keys.toArray(String[]::new));
+            }
+            for (RedisServer master : currentMasters()) {
+                try (Jedis node = master.connect()) {
+                    node.clusterSetSlotNode(slot, targetId);
+                }
+            }
+        }
     }
 
     private static RedisServer replicaServing(int slot) {
