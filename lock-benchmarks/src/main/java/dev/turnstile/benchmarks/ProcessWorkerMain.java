@@ -8,8 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -38,32 +36,10 @@ public final class ProcessWorkerMain {
         BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         System.out.println("READY");
         input.readLine();
-        AtomicBoolean running = new AtomicBoolean(true);
-        LongAdder count = new LongAdder();
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            Thread worker = new Thread(() -> {
-                try {
-                    while (running.get()) {
-                        Object handle = contender.acquire();
-                        if (handle != null) {
-                            count.increment();
-                            contender.release(handle);
-                        }
-                    }
-                } catch (Exception e) {
-                    e.printStackTrace();
-                }
-            });
-            workers.add(worker);
-            worker.start();
-        }
+        WorkerGroup workers = new WorkerGroup(contender, threads);
+        workers.start();
         input.readLine();
-        running.set(false);
-        for (Thread worker : workers) {
-            worker.join();
-        }
-        System.out.println("COUNT " + count.sum());
+        System.out.println("COUNT " + workers.stop());
         for (AutoCloseable resource : resources) {
             resource.close();
         }

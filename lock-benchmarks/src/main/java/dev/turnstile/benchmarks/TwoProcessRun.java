@@ -7,8 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Two JVM processes on one key: this process and a child JVM, each running one library's lock on
@@ -27,34 +25,14 @@ final class TwoProcessRun {
             child.awaitLineStartingWith("READY", Duration.ofSeconds(60));
             List<AutoCloseable> resources = new ArrayList<>();
             Contender contender = ProcessWorkerMain.contender(library, server.port(), key, resources);
-            AtomicBoolean running = new AtomicBoolean(true);
-            LongAdder count = new LongAdder();
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                workers.add(new Thread(() -> {
-                    try {
-                        while (running.get()) {
-                            Object handle = contender.acquire();
-                            if (handle != null) {
-                                count.increment();
-                                contender.release(handle);
-                            }
-                        }
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }));
-            }
+            WorkerGroup workers = new WorkerGroup(contender, threads);
             server.resetStats();
             long start = System.nanoTime();
             child.send("go");
-            workers.forEach(Thread::start);
+            workers.start();
             Thread.sleep(duration.toMillis());
-            running.set(false);
+            long own = workers.stop();
             child.send("stop");
-            for (Thread worker : workers) {
-                worker.join();
-            }
             double seconds = (System.nanoTime() - start) / 1e9;
             long childCount = Long.parseLong(
                     child.awaitLineStartingWith("COUNT", Duration.ofSeconds(60)).split(" ")[1]);
@@ -67,7 +45,7 @@ final class TwoProcessRun {
             for (AutoCloseable resource : resources) {
                 resource.close();
             }
-            long total = count.sum() + childCount;
+            long total = own + childCount;
             return new double[] {total / seconds, total == 0 ? Double.NaN : (double) commands / total};
         }
     }

@@ -184,54 +184,44 @@ class ClusterIntegrationTests {
 
     @Test
     void replicaPromotionDuringLoadSurfacesNoErrorAndBreaksNoExclusion() throws Exception {
-        String name = "promoted";
-        String counter = "{" + name + "}:counter";
-        int slot = JedisClusterCRC16.getSlot("turnstile:lock:{" + name + "}");
-        AtomicBoolean running = new AtomicBoolean(true);
-        AtomicInteger increments = new AtomicInteger();
-        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
-        ExecutorService pool = Executors.newFixedThreadPool(4);
-        List<Future<?>> workers = new ArrayList<>();
-        for (int t = 0; t < 4; t++) {
-            workers.add(pool.submit(() -> {
-                while (running.get()) {
-                    try (Lease lease = this.turnstile.lock(name).acquire(Duration.ofSeconds(20), null)) {
-                        String value = this.client.get(counter);
-                        this.client.set(counter, Long.toString(value == null ? 1 : Long.parseLong(value) + 1));
-                        increments.incrementAndGet();
-                    } catch (RuntimeException e) {
-                        errors.add(e);
-                    }
-                }
-                return null;
-            }));
-        }
+        int slot = JedisClusterCRC16.getSlot("turnstile:lock:{promoted}");
         RedisServer replica = replicaServing(slot);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> increments.get() > 100);
-        try (Jedis promote = replica.connect()) {
-            promote.clusterFailover(); // a graceful switchover: the replica becomes the slot's master
-        }
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
-            try (Jedis jedis = replica.connect()) {
-                return jedis.info("replication").contains("role:master");
+        underLoad("promoted", () -> {
+            try (Jedis promote = replica.connect()) {
+                promote.clusterFailover(); // a graceful switchover: the replica becomes the slot's master
             }
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+                try (Jedis jedis = replica.connect()) {
+                    return jedis.info("replication").contains("role:master");
+                }
+            });
         });
-        int before = increments.get();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> increments.get() > before + 100);
-        running.set(false);
-        for (Future<?> worker : workers) {
-            worker.get();
-        }
-        pool.shutdown();
-        assertThat(errors).as("errors that reached callers").isEmpty();
-        assertThat(this.client.get(counter)).isEqualTo(Integer.toString(increments.get()));
     }
 
     @Test
     void slotMigrationDuringLoadSurfacesNoErrorAndBreaksNoExclusion() throws Exception {
-        String name = "migrating";
+        int slot = JedisClusterCRC16.getSlot("turnstile:lock:{migrating}");
+        underLoad("migrating", () -> {
+            RedisServer source = currentMasters().stream()
+                    .filter(m -> owns(m, slot))
+                    .findFirst()
+                    .orElseThrow();
+            RedisServer target = currentMasters().stream()
+                    .filter(m -> !owns(m, slot))
+                    .findFirst()
+                    .orElseThrow();
+            migrate(slot, source, target);
+            assertThat(owns(target, slot)).isTrue();
+        });
+    }
+
+    /**
+     * Runs 4 threads in two Turnstile instances incrementing a GET/SET counter under lock {@code
+     * name}, does {@code change} to the cluster in the middle, and checks that no error reached a
+     * caller and that the count is exact.
+     */
+    private void underLoad(String name, Runnable change) throws Exception {
         String counter = "{" + name + "}:counter";
-        int slot = JedisClusterCRC16.getSlot("turnstile:lock:{" + name + "}");
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicInteger increments = new AtomicInteger();
         List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -254,14 +244,7 @@ class ClusterIntegrationTests {
             }));
         }
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> increments.get() > 100);
-        RedisServer source =
-                currentMasters().stream().filter(m -> owns(m, slot)).findFirst().orElseThrow();
-        RedisServer target = currentMasters().stream()
-                .filter(m -> !owns(m, slot))
-                .findFirst()
-                .orElseThrow();
-        migrate(slot, source, target);
-        assertThat(owns(target, slot)).isTrue();
+        change.run();
         int before = increments.get();
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> increments.get() > before + 100);
         running.set(false);
