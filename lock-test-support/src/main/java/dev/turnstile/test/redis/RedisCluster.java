@@ -84,7 +84,7 @@ public final class RedisCluster implements AutoCloseable {
                     throw new IllegalStateException(
                             "Cluster not healthy within " + timeout + " at " + node + ":\n" + clusterInfo(node));
                 }
-                pause();
+                Polling.pause();
             }
         }
     }
@@ -159,7 +159,7 @@ public final class RedisCluster implements AutoCloseable {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("Cluster nodes did not meet within 30s");
                 }
-                pause();
+                Polling.pause();
             }
         }
     }
@@ -169,15 +169,6 @@ public final class RedisCluster implements AutoCloseable {
             return jedis.clusterInfo();
         } catch (RuntimeException e) {
             return "unreachable: " + e.getMessage();
-        }
-    }
-
-    private static void pause() {
-        try {
-            Thread.sleep(50);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

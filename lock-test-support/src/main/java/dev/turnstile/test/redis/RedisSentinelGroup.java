@@ -98,7 +98,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
             } catch (RuntimeException notYet) {
                 // a sentinel may be busy electing
             }
-            sleep();
+            Polling.pause();
         }
         throw new IllegalStateException("No failover from port " + oldPort + " within " + timeout);
     }
@@ -137,15 +137,6 @@ public final class RedisSentinelGroup implements AutoCloseable {
         if (System.nanoTime() > deadline) {
             throw new IllegalStateException(problem);
         }
-        sleep();
-    }
-
-    private static void sleep() {
-        try {
-            Thread.sleep(50);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        Polling.pause();
     }
 }

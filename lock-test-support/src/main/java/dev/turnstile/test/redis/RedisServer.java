@@ -307,7 +307,7 @@ public final class RedisServer implements AutoCloseable {
                 throw new IllegalStateException("redis-server on port " + this.port + " did not answer PING within "
                         + STARTUP_TIMEOUT + ":\n" + log());
             }
-            sleepBriefly();
+            Polling.pause();
         }
     }
 
@@ -360,15 +360,6 @@ public final class RedisServer implements AutoCloseable {
                     .forEach(path -> path.toFile().delete());
         } catch (IOException ignored) {
             // a temp folder left behind is harmless
-        }
-    }
-
-    private static void sleepBriefly() {
-        try {
-            Thread.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while waiting for redis-server", e);
         }
     }
 
