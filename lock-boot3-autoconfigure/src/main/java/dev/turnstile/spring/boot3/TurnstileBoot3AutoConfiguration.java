@@ -1,0 +1,92 @@
+package dev.turnstile.spring.boot3;
+
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.actuate.TurnstileHealthCheck;
+import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
+import java.util.List;
+import javax.net.ssl.SSLSocketFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import redis.clients.jedis.HostAndPort;
+
+/**
+ * Turnstile's Spring Boot 3.5 parts: its Redis connection from {@link RedisConnectionDetails}
+ * (so {@code spring.data.redis.*}, {@code @ServiceConnection} and Docker Compose apply as Boot
+ * resolves them), and the {@code turnstile} health indicator. Each part applies only when its Boot
+ * 3 class is on the classpath; on Spring Boot 4 none of it loads.
+ */
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+            "dev.turnstile.spring.autoconfigure.TurnstileAutoConfiguration"
+        })
+public final class TurnstileBoot3AutoConfiguration {
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails")
+    static class ConnectionDetails {
+
+        @Bean
+        @ConditionalOnBean(RedisConnectionDetails.class)
+        @ConditionalOnMissingBean
+        RedisConnection turnstileRedisConnection(RedisConnectionDetails details) {
+            RedisConnectionDetails.Cluster cluster = details.getCluster();
+            if (cluster != null) {
+                return RedisConnection.cluster(
+                        nodes(cluster.getNodes()),
+                        details.getUsername(),
+                        details.getPassword(),
+                        ssl(cluster.getSslBundle()));
+            }
+            RedisConnectionDetails.Sentinel sentinel = details.getSentinel();
+            if (sentinel != null) {
+                return new RedisConnection(
+                        RedisConnection.Mode.SENTINEL,
+                        nodes(sentinel.getNodes()),
+                        sentinel.getDatabase(),
+                        details.getUsername(),
+                        details.getPassword(),
+                        sentinel.getMaster(),
+                        sentinel.getUsername(),
+                        sentinel.getPassword(),
+                        ssl(sentinel.getSslBundle()));
+            }
+            RedisConnectionDetails.Standalone standalone = details.getStandalone();
+            return RedisConnection.standalone(
+                    new HostAndPort(standalone.getHost(), standalone.getPort()),
+                    standalone.getDatabase(),
+                    details.getUsername(),
+                    details.getPassword(),
+                    ssl(standalone.getSslBundle()));
+        }
+
+        private static @Nullable SSLSocketFactory ssl(@Nullable SslBundle bundle) {
+            return bundle == null ? null : bundle.createSslContext().getSocketFactory();
+        }
+
+        private static List<HostAndPort> nodes(List<RedisConnectionDetails.Node> nodes) {
+            return nodes.stream()
+                    .map(node -> new HostAndPort(node.host(), node.port()))
+                    .toList();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+    @ConditionalOnBean(Turnstile.class)
+    static class Health {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
+        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile) {
+            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile));
+        }
+    }
+}

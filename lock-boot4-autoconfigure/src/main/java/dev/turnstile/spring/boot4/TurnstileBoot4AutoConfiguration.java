@@ -1,0 +1,86 @@
+package dev.turnstile.spring.boot4;
+
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.actuate.TurnstileHealthCheck;
+import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
+import java.util.List;
+import javax.net.ssl.SSLSocketFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import redis.clients.jedis.HostAndPort;
+
+/**
+ * Turnstile's Spring Boot 4 parts: its Redis connection from {@link DataRedisConnectionDetails}
+ * (so {@code spring.data.redis.*}, {@code @ServiceConnection} and Docker Compose apply as Boot
+ * resolves them), and the {@code turnstile} health indicator. Each part applies only when its Boot
+ * 4 module is on the classpath; on Spring Boot 3.5 none of it loads.
+ */
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+            "dev.turnstile.spring.autoconfigure.TurnstileAutoConfiguration"
+        })
+public final class TurnstileBoot4AutoConfiguration {
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails")
+    static class ConnectionDetails {
+
+        @Bean
+        @ConditionalOnBean(DataRedisConnectionDetails.class)
+        @ConditionalOnMissingBean
+        RedisConnection turnstileRedisConnection(DataRedisConnectionDetails details) {
+            SslBundle bundle = details.getSslBundle();
+            SSLSocketFactory ssl =
+                    bundle == null ? null : bundle.createSslContext().getSocketFactory();
+            if (details.getCluster() != null) {
+                return RedisConnection.cluster(
+                        nodes(details.getCluster().getNodes()), details.getUsername(), details.getPassword(), ssl);
+            }
+            DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
+            if (sentinel != null) {
+                return new RedisConnection(
+                        RedisConnection.Mode.SENTINEL,
+                        nodes(sentinel.getNodes()),
+                        sentinel.getDatabase(),
+                        details.getUsername(),
+                        details.getPassword(),
+                        sentinel.getMaster(),
+                        sentinel.getUsername(),
+                        sentinel.getPassword(),
+                        ssl);
+            }
+            DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+            return RedisConnection.standalone(
+                    new HostAndPort(standalone.getHost(), standalone.getPort()),
+                    standalone.getDatabase(),
+                    details.getUsername(),
+                    details.getPassword(),
+                    ssl);
+        }
+
+        private static List<HostAndPort> nodes(List<DataRedisConnectionDetails.Node> nodes) {
+            return nodes.stream()
+                    .map(node -> new HostAndPort(node.host(), node.port()))
+                    .toList();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    @ConditionalOnBean(Turnstile.class)
+    static class Health {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
+        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile) {
+            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile));
+        }
+    }
+}

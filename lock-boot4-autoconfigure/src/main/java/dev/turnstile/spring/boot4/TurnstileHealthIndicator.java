@@ -1,0 +1,26 @@
+package dev.turnstile.spring.boot4;
+
+import dev.turnstile.spring.actuate.TurnstileHealthCheck;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/** The {@code turnstile} health contributor on Spring Boot 4: see {@link TurnstileHealthCheck}. */
+public class TurnstileHealthIndicator implements HealthIndicator {
+
+    private final TurnstileHealthCheck check;
+
+    /** Reports {@code check}. */
+    public TurnstileHealthIndicator(TurnstileHealthCheck check) {
+        this.check = check;
+    }
+
+    @Override
+    public Health health() {
+        TurnstileHealthCheck.Result result = this.check.check();
+        Health.Builder health = result.up() ? Health.up() : Health.down();
+        if (result.error() != null) {
+            health.withException(result.error());
+        }
+        return health.withDetails(result.details()).build();
+    }
+}

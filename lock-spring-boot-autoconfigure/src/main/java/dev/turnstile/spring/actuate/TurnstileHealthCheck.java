@@ -1,0 +1,52 @@
+package dev.turnstile.spring.actuate;
+
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.support.TurnstileRuntime;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turnstile's health, in a form every Spring Boot line's health indicator can report: up when
+ * Redis answers and the watchdog runs; details are the server's reply, the watchdog's state and
+ * how many of Turnstile's scripts the server has cached. Thread-safe; each {@link #check()} makes
+ * two Redis calls.
+ */
+public final class TurnstileHealthCheck {
+
+    private final Turnstile turnstile;
+
+    /** Checks {@code turnstile}. */
+    public TurnstileHealthCheck(Turnstile turnstile) {
+        this.turnstile = turnstile;
+    }
+
+    /** Checks Redis and the watchdog now; never throws. */
+    public Result check() {
+        TurnstileRuntime runtime = this.turnstile.runtime();
+        Map<String, Object> details = new LinkedHashMap<>();
+        boolean watchdog = runtime.watchdog().isRunning();
+        try {
+            details.put("redis", runtime.call("ping Redis", redis -> redis.ping()));
+            int[] scripts = runtime.scriptsLoaded();
+            details.put("watchdog", watchdog ? "running" : "stopped");
+            details.put("scriptsLoaded", scripts[0] + " of " + scripts[1] + " used");
+            return new Result(watchdog, details, null);
+        } catch (RuntimeException e) {
+            details.put("watchdog", watchdog ? "running" : "stopped");
+            return new Result(false, details, e);
+        }
+    }
+
+    /**
+     * One check's outcome.
+     *
+     * @param up whether Redis answered and the watchdog runs
+     * @param details what was seen, for the health endpoint
+     * @param error why Redis did not answer, or null
+     */
+    public record Result(
+            boolean up,
+            Map<String, Object> details,
+            @Nullable Exception error) {}
+}

@@ -1,0 +1,28 @@
+package dev.turnstile.spring.autoconfigure;
+
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.actuate.TurnstileEndpoint;
+import dev.turnstile.spring.aop.HeldGuards;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The {@code turnstile} actuator endpoint, when the actuator is present. The health indicator is
+ * line-specific: it comes with {@code lock-boot3-autoconfigure} or {@code lock-boot4-autoconfigure}.
+ */
+@Configuration(proxyBeanMethods = false)
+class TurnstileActuatorConfiguration {
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+    static class Endpoints {
+
+        @Bean
+        @ConditionalOnMissingBean
+        TurnstileEndpoint turnstileEndpoint(Turnstile turnstile, HeldGuards held) {
+            return new TurnstileEndpoint(turnstile, held);
+        }
+    }
+}

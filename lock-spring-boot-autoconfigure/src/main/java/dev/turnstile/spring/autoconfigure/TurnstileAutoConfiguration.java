@@ -1,0 +1,57 @@
+package dev.turnstile.spring.autoconfigure;
+
+import dev.turnstile.redis.LeaseListener;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.autoconfigure.redis.TurnstileRedisConfiguration;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Auto-configures Turnstile: a Jedis client (unless the application has its own {@code
+ * UnifiedJedis}), the {@link Turnstile}, and the aspects behind {@code @DistributedLock} and
+ * {@code @Semaphore}. {@code turnstile.enabled=false} switches all of it off.
+ */
+@AutoConfiguration(
+        afterName = {
+            // Spring Boot 4
+            "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+            // Spring Boot 3.5
+            "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
+        })
+@ConditionalOnClass({Turnstile.class, UnifiedJedis.class})
+@ConditionalOnBooleanProperty(name = "turnstile.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(TurnstileProperties.class)
+@Import({
+    TurnstileRedisConfiguration.class,
+    TurnstileAspectConfiguration.class,
+    TurnstileTransactionConfiguration.class,
+    TurnstileMetricsConfiguration.class,
+    TurnstileActuatorConfiguration.class,
+    TurnstileRedlockConfiguration.class
+})
+public final class TurnstileAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    Turnstile turnstile(
+            UnifiedJedis turnstileRedis, TurnstileProperties properties, ObjectProvider<LeaseListener> listeners) {
+        Turnstile.Builder builder = Turnstile.builder(turnstileRedis)
+                .keyPrefix(properties.getKeyPrefix())
+                .defaultLease(properties.getDefaultLease())
+                .fenceRetention(properties.getFenceRetention())
+                .watchdogThreads(properties.getWatchdog().getThreads());
+        listeners.orderedStream().forEach(builder::listener);
+        return builder.build();
+    }
+}

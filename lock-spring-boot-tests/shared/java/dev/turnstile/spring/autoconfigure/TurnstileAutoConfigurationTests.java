@@ -1,0 +1,158 @@
+package dev.turnstile.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.turnstile.annotation.DistributedLock;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.aop.GuardOperationSupport;
+import dev.turnstile.spring.aop.LockAspect;
+import dev.turnstile.spring.aop.SemaphoreAspect;
+import dev.turnstile.spring.aop.TransactionGuard;
+import dev.turnstile.spring.autoconfigure.redis.TurnstileRedisConfiguration;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import dev.turnstile.spring.BootLine;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
+
+class TurnstileAutoConfigurationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(
+                        BootLine.turnstile())
+                .withPropertyValues(
+                        "spring.data.redis.host=127.0.0.1",
+                        "spring.data.redis.port=" + redis.server().port());
+    }
+
+    @Test
+    void turnstileIsBuiltFromSpringDataRedisConnectionDetails() {
+        runner().withPropertyValues("turnstile.key-prefix=shop").run(context -> {
+            assertThat(context)
+                    .hasSingleBean(Turnstile.class)
+                    .hasSingleBean(UnifiedJedis.class)
+                    .hasSingleBean(LockAspect.class)
+                    .hasSingleBean(SemaphoreAspect.class)
+                    .hasSingleBean(GuardOperationSupport.class);
+            context.getBean(Turnstile.class)
+                    .lock("probe")
+                    .acquire(java.time.Duration.ZERO, null)
+                    .release();
+            assertThat(redis.server().commandCounts()).containsKey("evalsha");
+            assertThat(context.getBean(Turnstile.class).runtime().keys().prefix())
+                    .isEqualTo("shop");
+        });
+    }
+
+    @Test
+    void worksWithoutReactorAndWithoutSpringTx() {
+        runner().withClassLoader(
+                        new FilteredClassLoader("reactor.", "org.reactivestreams.", "org.springframework.transaction."))
+                .withUserConfiguration(Guarded.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(TransactionGuard.class);
+                    assertThat(context.getBean(Counter.class).next("k")).isEqualTo(1);
+                });
+    }
+
+    @Test
+    void disabledTurnstileCreatesNothing() {
+        runner().withPropertyValues("turnstile.enabled=false")
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(Turnstile.class)
+                        .doesNotHaveBean(LockAspect.class)
+                        .doesNotHaveBean(SemaphoreAspect.class));
+    }
+
+    @Test
+    void applicationsOwnJedisClientWins() {
+        runner().withUserConfiguration(OwnClient.class).run(context -> {
+            assertThat(context).hasSingleBean(UnifiedJedis.class);
+            assertThat(context.getBean(UnifiedJedis.class)).isSameAs(context.getBean("ownClient"));
+            assertThat(context.getBean(Turnstile.class).runtime().redis()).isSameAs(context.getBean("ownClient"));
+        });
+    }
+
+    @Test
+    void applicationsOwnTurnstileWins() {
+        runner().withUserConfiguration(OwnClient.class, OwnTurnstile.class).run(context -> {
+            assertThat(context).hasSingleBean(Turnstile.class);
+            assertThat(context.getBean(Turnstile.class)).isSameAs(context.getBean("ownTurnstile"));
+        });
+    }
+
+    @Test
+    void everyUserFacingBeanBacksOffForTheApplicationsOwn() {
+        List<String> unconditional = new ArrayList<>();
+        List<Class<?>> configurations = new ArrayList<>(List.of(
+                TurnstileAutoConfiguration.class,
+                TurnstileAspectConfiguration.class,
+                TurnstileRedisConfiguration.class,
+                TurnstileTransactionConfiguration.class,
+                TurnstileMetricsConfiguration.class,
+                TurnstileActuatorConfiguration.Endpoints.class,
+                TurnstileRedlockConfiguration.class));
+        configurations.addAll(BootLine.lineConfigurations());
+        assertThat(configurations).hasSizeGreaterThan(8);
+        for (Class<?> configuration : configurations) {
+            for (Method method : configuration.getDeclaredMethods()) {
+                boolean bean = method.isAnnotationPresent(Bean.class);
+                // Static @Bean methods are infrastructure (post-processors), not user-facing.
+                boolean infrastructure = Modifier.isStatic(method.getModifiers())
+                        && !method.getReturnType().getSimpleName().equals("TransactionGuard");
+                if (bean && !infrastructure && !method.isAnnotationPresent(ConditionalOnMissingBean.class)) {
+                    unconditional.add(configuration.getSimpleName() + "." + method.getName());
+                }
+            }
+        }
+        assertThat(unconditional).isEmpty();
+    }
+
+    public static class Counter {
+        private int count;
+
+        @DistributedLock(key = "counter:#key")
+        public int next(String key) {
+            return ++this.count;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Guarded {
+        @Bean
+        Counter counter() {
+            return new Counter();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnClient {
+        @Bean(destroyMethod = "close")
+        JedisPooled ownClient() {
+            return new JedisPooled(redis.server().hostAndPort());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnTurnstile {
+        @Bean(destroyMethod = "close")
+        Turnstile ownTurnstile(UnifiedJedis client) {
+            return Turnstile.builder(client).keyPrefix("own").build();
+        }
+    }
+}
