@@ -9,6 +9,8 @@ import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.SemaphoreFullException;
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.aop.GuardedServices.Accounts;
+import dev.turnstile.spring.aop.GuardedServices.Audit;
 import dev.turnstile.spring.aop.GuardedServices.Hold;
 import dev.turnstile.spring.aop.GuardedServices.Inventory;
 import dev.turnstile.spring.aop.GuardedServices.PartnerApi;
@@ -328,6 +330,61 @@ class GuardedMethodIntegrationTests {
     }
 
     @Test
+    void theSameKeyTwiceInOneTransactionJoinsTheLeaseWaitingForTheCommitOnOneBeanAndAcrossBeans() {
+        node("a").run(context -> {
+            RecordingTransactionManager transactions = context.getBean(RecordingTransactionManager.class);
+            transactions.probe = () -> locked("account:acct-1");
+            Accounts accounts = context.getBean(Accounts.class);
+            Audit audit = context.getBean(Audit.class);
+            long[] tokens = new TransactionTemplate(transactions).execute(status -> {
+                long debit = accounts.debit("acct-1", 500);
+                long credit = accounts.credit("acct-1", 500);
+                long record = audit.record("acct-1");
+                return new long[] {debit, credit, record};
+            });
+            assertThat(tokens[1]).as("credit joined the debit's lease").isEqualTo(tokens[0]);
+            assertThat(tokens[2]).as("another bean joined it too").isEqualTo(tokens[0]);
+            assertThat(transactions.events).containsExactly("begin, lock free", "commit, lock held");
+            assertThat(locked("account:acct-1")).as("released once, after the commit").isFalse();
+            assertThat(context.getBean(Turnstile.class).lock("account:acct-1").tryAcquire(Duration.ZERO, null))
+                    .as("free for the next caller")
+                    .hasValueSatisfying(lease -> {
+                        assertThat(lease.fencingToken()).isGreaterThan(tokens[0]);
+                        lease.release();
+                    });
+        });
+    }
+
+    @Test
+    void aJoinedLeaseIsReleasedAfterARollback() {
+        node("a").run(context -> {
+            RecordingTransactionManager transactions = context.getBean(RecordingTransactionManager.class);
+            Accounts accounts = context.getBean(Accounts.class);
+            new TransactionTemplate(transactions).executeWithoutResult(status -> {
+                long debit = accounts.debit("acct-2", 500);
+                assertThat(accounts.credit("acct-2", 500)).isEqualTo(debit);
+                status.setRollbackOnly();
+            });
+            assertThat(transactions.events).containsExactly("begin, lock free", "rollback");
+            assertThat(locked("account:acct-2")).isFalse();
+        });
+    }
+
+    @Test
+    void anotherThreadDoesNotJoinALeaseWaitingForThisThreadsTransaction() throws Exception {
+        node("a").run(context -> {
+            RecordingTransactionManager transactions = context.getBean(RecordingTransactionManager.class);
+            Accounts accounts = context.getBean(Accounts.class);
+            new TransactionTemplate(transactions).executeWithoutResult(status -> {
+                accounts.debit("acct-3", 500);
+                CompletableFuture<Long> other = CompletableFuture.supplyAsync(() -> accounts.credit("acct-3", 1));
+                assertThatThrownBy(other::join).hasCauseInstanceOf(LockAcquisitionException.class);
+            });
+            assertThat(locked("account:acct-3")).isFalse();
+        });
+    }
+
+    @Test
     void rollbackModeRefusesToCommitAfterTheLeaseWasLost() {
         node("a").withPropertyValues("turnstile.lock.on-lease-lost=rollback").run(context -> {
             RecordingTransactionManager transactions = context.getBean(RecordingTransactionManager.class);
@@ -373,6 +430,16 @@ class GuardedMethodIntegrationTests {
         @Bean
         Inventory inventory(Environment environment, ObjectProvider<Inventory> self) {
             return new Inventory(environment.getProperty("node", "a"), self);
+        }
+
+        @Bean
+        Accounts accounts() {
+            return new Accounts();
+        }
+
+        @Bean
+        Audit audit() {
+            return new Audit();
         }
 
         @Bean

@@ -159,6 +159,29 @@ final class GuardedServices {
         }
     }
 
+    /** Debit and credit of one account: the same lock key, called twice in one transaction. */
+    static class Accounts {
+
+        @DistributedLock(key = "account:#accountId", waitTime = "500ms")
+        public long debit(String accountId, long cents) {
+            return LockContext.current().fencingToken();
+        }
+
+        @DistributedLock(key = "account:#accountId", waitTime = "500ms")
+        public long credit(String accountId, long cents) {
+            return LockContext.current().fencingToken();
+        }
+    }
+
+    /** Another bean locking the same account key. */
+    static class Audit {
+
+        @DistributedLock(key = "account:#accountId", waitTime = "500ms")
+        public long record(String accountId) {
+            return LockContext.current().fencingToken();
+        }
+    }
+
     /** An interface: its implementation is proxied with a JDK proxy. */
     interface PartnerApi {
         String call(String accountId, Runnable work);

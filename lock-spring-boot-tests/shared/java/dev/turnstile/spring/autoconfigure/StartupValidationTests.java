@@ -75,6 +75,101 @@ class StartupValidationTests {
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
+    @Test
+    void aKeyConditionOrLimitThatNamesNoParameterFailsTheStartNamingTheNearestOne() {
+        this.runner.withBean(Typos.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(configurationFailure(context))
+                    .hasMessageContaining("Typos.process(String): key template 'order:#ordrId' reads #ordrId,"
+                            + " which is not a parameter of Typos.process(String); did you mean #orderId?"
+                            + " Its parameters are #orderId (#p0)")
+                    .hasMessageContaining("Typos.debit(String, long): 'condition' expression '#amout > 0' reads"
+                            + " #amout, which is not a parameter of Typos.debit(String, long); did you mean #amount?")
+                    .hasMessageContaining("Typos.call(String, int): 'limitExpression' expression '#{#limt}' reads #limt")
+                    .hasMessageContaining("did you mean #limit?")
+                    .hasMessageContaining("Typos.beyond(String): key template 'x:#p1' reads #p1")
+                    .hasMessageContaining("Typos.unrelated(String): key template 'x:#customerNumber' reads"
+                            + " #customerNumber, which is not a parameter of Typos.unrelated(String); Its parameters"
+                            + " are #id (#p0)");
+            assertThat(configurationFailure(context).problems()).hasSize(5);
+        });
+    }
+
+    @Test
+    void positionalVariablesRootAndThisAlwaysResolve() {
+        this.runner.withBean(Positional.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void codeCompiledWithoutParametersIsToldToUsePositions() throws Exception {
+        Class<?> compiled = CompiledWithoutParameters.compile(
+                "legacy.Billing",
+                "package legacy;\n"
+                        + "public class Billing {\n"
+                        + "  @dev.turnstile.annotation.DistributedLock(key = \"invoice:#invoiceId\")\n"
+                        + "  public void settle(String invoiceId, long cents) {}\n"
+                        + "  @dev.turnstile.annotation.DistributedLock(key = \"invoice:#p0\")\n"
+                        + "  public void refund(String invoiceId) {}\n"
+                        + "}\n");
+        assertThat(compiled.getMethod("settle", String.class, long.class).getParameters()[0].isNamePresent())
+                .isFalse();
+        this.runner
+                .withClassLoader(compiled.getClassLoader())
+                .withBean("billing", Object.class, () -> newInstance(compiled))
+                .run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(configurationFailure(context).problems())
+                    .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                    .contains("Billing.settle(String, long): key template 'invoice:#invoiceId' reads #invoiceId,"
+                            + " but Billing.settle(String, long) was compiled without -parameters")
+                    .contains("use #p0, #p1, or compile with -parameters");
+        });
+    }
+
+    private static TurnstileConfigurationException configurationFailure(
+            org.springframework.boot.test.context.assertj.AssertableApplicationContext context) {
+        Throwable failure = context.getStartupFailure();
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof TurnstileConfigurationException configuration) {
+                return configuration;
+            }
+        }
+        throw new AssertionError("Expected a TurnstileConfigurationException", failure);
+    }
+
+    private static Object newInstance(Class<?> type) {
+        try {
+            return type.getConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static class Typos {
+        @DistributedLock(key = "order:#ordrId")
+        public void process(String orderId) {}
+
+        @DistributedLock(key = "account:#account", condition = "#amout > 0")
+        public void debit(String account, long amount) {}
+
+        @Semaphore(key = "partner:#partner", limitExpression = "#{#limt}")
+        public void call(String partner, int limit) {}
+
+        @DistributedLock(key = "x:#p1")
+        public void beyond(String id) {}
+
+        @DistributedLock(key = "x:#customerNumber")
+        public void unrelated(String id) {}
+    }
+
+    public static class Positional {
+        @DistributedLock(key = "order:#p0:#a1", condition = "#root.methodName == 'ship' && #this != null")
+        public void ship(String orderId, int box) {}
+
+        @Semaphore(key = "partner:#{#root.args[0]}", limitExpression = "#{#limit + 1}")
+        public void call(String partner, int limit) {}
+    }
+
     static class Orders {
         @DistributedLock(key = "a:#id", waitTime = "soon")
         public void badWait(String id) {}

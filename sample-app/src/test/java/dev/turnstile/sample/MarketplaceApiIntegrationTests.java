@@ -140,7 +140,7 @@ class MarketplaceApiIntegrationTests {
                     "/market/purchases?strategy=fine",
                     "{\"buyerId\":\"bob\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":40}");
             assertThat(busy.statusCode()).isEqualTo(409);
-            assertThat(busy.body()).contains("Could not acquire lock", "market:sword.ann");
+            assertThat(busy.body()).contains("\"lock\":\"market:sword.ann,funds:bob\"");
         }
     }
 
@@ -156,7 +156,7 @@ class MarketplaceApiIntegrationTests {
         HttpResponse<String> sixth = get("/accounts/acct-1/partner-quote?item=late");
         assertThat(sixth.statusCode()).isEqualTo(429);
         assertThat(sixth.headers().firstValue("Retry-After")).contains("1");
-        assertThat(sixth.body()).contains("all 5 permits");
+        assertThat(sixth.body()).contains("All 5 permits", "\"semaphore\":\"account:acct-1\"");
         assertThat(get("/accounts/acct-2/partner-quote?item=x").statusCode()).isEqualTo(200);
         for (CompletableFuture<HttpResponse<String>> call : calls) {
             assertThat(call.join().statusCode()).isEqualTo(200);

@@ -4,6 +4,8 @@ import dev.turnstile.annotation.DistributedLock;
 import dev.turnstile.annotation.OnFailure;
 import dev.turnstile.annotation.Semaphore;
 import dev.turnstile.spring.key.KeyExpressionEvaluator;
+import dev.turnstile.spring.key.KeyTemplate;
+import dev.turnstile.spring.key.MethodVariables;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +19,7 @@ import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.PropertyResolver;
+import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -109,10 +112,11 @@ public final class GuardOperationFactory {
         DistributedLock lock = AnnotatedElementUtils.getMergedAnnotation(method, DistributedLock.class);
         List<String> templates =
                 Arrays.stream(lock.key()).filter(t -> !t.isBlank()).toList();
-        checkTemplates(key, templates, problems);
+        MethodVariables variables = this.evaluator.variables(method, description);
+        checkTemplates(key, variables, templates, problems);
         String condition = lock.condition().isBlank() ? null : lock.condition();
         if (condition != null) {
-            checkExpression(key, "condition", condition, problems);
+            checkExpression(key, variables, "condition", condition, problems);
         }
         Duration wait = duration("waitTime", lock.waitTime(), this.lockWaitTime, false, problems);
         Duration lease = duration("leaseTime", lock.leaseTime(), null, true, problems);
@@ -142,7 +146,8 @@ public final class GuardOperationFactory {
             Method method, Class<?> targetClass, AnnotatedElementKey key, String description, List<String> problems) {
         Semaphore semaphore = AnnotatedElementUtils.getMergedAnnotation(method, Semaphore.class);
         List<String> templates = semaphore.key().isBlank() ? List.of() : List.of(semaphore.key());
-        checkTemplates(key, templates, problems);
+        MethodVariables variables = this.evaluator.variables(method, description);
+        checkTemplates(key, variables, templates, problems);
         int limit = semaphore.limit();
         String limitExpression = null;
         boolean hasExpression = !semaphore.limitExpression().isBlank();
@@ -152,7 +157,7 @@ public final class GuardOperationFactory {
             String resolved = resolve("limitExpression", semaphore.limitExpression(), problems);
             if (resolved != null && resolved.contains("#")) {
                 limitExpression = resolved;
-                checkExpression(key, "limitExpression", resolved, problems);
+                checkExpression(key, variables, "limitExpression", resolved, problems);
             } else if (resolved != null) {
                 limit = parseLimit(resolved, problems);
             }
@@ -182,19 +187,29 @@ public final class GuardOperationFactory {
                 ReturnKind.of(method.getReturnType()));
     }
 
-    private void checkTemplates(AnnotatedElementKey key, List<String> templates, List<String> problems) {
+    private void checkTemplates(
+            AnnotatedElementKey key, MethodVariables variables, List<String> templates, List<String> problems) {
         for (String template : templates) {
             try {
-                this.evaluator.template(key, template);
+                KeyTemplate parsed = this.evaluator.template(key, template);
+                problems.addAll(variables.problems("key template '" + template + "'", parsed.variablesRead()));
             } catch (RuntimeException e) {
                 problems.add("key template '" + template + "' does not parse: " + e.getMessage());
             }
         }
     }
 
-    private void checkExpression(AnnotatedElementKey key, String attribute, String expression, List<String> problems) {
+    private void checkExpression(
+            AnnotatedElementKey key,
+            MethodVariables variables,
+            String attribute,
+            String expression,
+            List<String> problems) {
         try {
-            this.evaluator.expression(key, expression);
+            Expression parsed = this.evaluator.expression(key, expression);
+            problems.addAll(variables.problems(
+                    "'" + attribute + "' expression '" + expression + "'",
+                    KeyExpressionEvaluator.variablesRead(parsed)));
         } catch (RuntimeException e) {
             problems.add("'" + attribute + "' expression '" + expression + "' does not parse: " + e.getMessage());
         }

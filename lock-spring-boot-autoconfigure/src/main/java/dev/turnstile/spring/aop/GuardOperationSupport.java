@@ -105,6 +105,9 @@ public final class GuardOperationSupport {
     private @Nullable Object invokeSync(Guard guard, Object target, Object[] args, Invoker invoker) throws Throwable {
         String label = guard.operation().kind().label();
         LockContext joined = LockContext.holding(label, guard.keys());
+        if (joined == null && this.transactions != null) {
+            joined = this.transactions.deferredHolding(label, guard.keys());
+        }
         if (joined != null) {
             LockContext.push(joined);
             try {
@@ -121,7 +124,8 @@ public final class GuardOperationSupport {
         Lease lease = acquired.get();
         LockContext context = new LockContext(label, lease);
         MethodThread running = this.onLeaseLost == OnLeaseLost.INTERRUPT ? MethodThread.watch(lease) : null;
-        boolean deferred = this.transactions != null && this.transactions.deferRelease(() -> release(guard, lease));
+        boolean deferred =
+                this.transactions != null && this.transactions.deferRelease(context, () -> release(guard, lease));
         if (this.transactions != null) {
             this.transactions.guardCommit(context);
         }

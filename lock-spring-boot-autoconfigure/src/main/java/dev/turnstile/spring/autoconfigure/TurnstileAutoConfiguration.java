@@ -38,7 +38,8 @@ import redis.clients.jedis.UnifiedJedis;
     TurnstileTransactionConfiguration.class,
     TurnstileMetricsConfiguration.class,
     TurnstileActuatorConfiguration.class,
-    TurnstileRedlockConfiguration.class
+    TurnstileRedlockConfiguration.class,
+    TurnstileWebConfiguration.class
 })
 public final class TurnstileAutoConfiguration {
 

@@ -10,7 +10,8 @@ final class TurnstileFailureAnalyzer extends AbstractFailureAnalyzer<TurnstileCo
     protected FailureAnalysis analyze(Throwable rootFailure, TurnstileConfigurationException cause) {
         return new FailureAnalysis(
                 cause.getMessage(),
-                "Fix each annotation listed above: keys are templates such as \"item:#itemId\" or \"#{...}\","
+                "Fix each annotation listed above: keys are templates such as \"item:#itemId\" or \"#{...}\""
+                        + " that read only the method's parameters (#name, or #p0/#a0 by position),"
                         + " durations look like 500ms, 5s, PT5S or ${property:5s}, a semaphore needs limit >= 1 or a"
                         + " limitExpression, a fallback needs the same parameters (plus an optional Throwable) and a"
                         + " compatible return type, and onFailure = SKIP needs a non-primitive return type.",

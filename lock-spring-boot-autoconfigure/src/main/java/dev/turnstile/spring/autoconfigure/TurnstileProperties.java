@@ -38,6 +38,8 @@ public class TurnstileProperties {
 
     private final Redlock redlock = new Redlock();
 
+    private final Web web = new Web();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -92,6 +94,39 @@ public class TurnstileProperties {
 
     public Redlock getRedlock() {
         return this.redlock;
+    }
+
+    public Web getWeb() {
+        return this.web;
+    }
+
+    /** HTTP answers for refused calls, in Spring MVC and WebFlux applications. */
+    public static class Web {
+
+        /**
+         * Whether a full semaphore, a busy lock and an unreachable Redis are answered as problem
+         * details (429, 409, 503) when the application's own exception handlers do not answer them.
+         */
+        private boolean problemDetails = true;
+
+        /** Retry-After of the 429 and 503 answers, in whole seconds (rounded up). */
+        private Duration retryAfter = Duration.ofSeconds(1);
+
+        public boolean isProblemDetails() {
+            return this.problemDetails;
+        }
+
+        public void setProblemDetails(boolean problemDetails) {
+            this.problemDetails = problemDetails;
+        }
+
+        public Duration getRetryAfter() {
+            return this.retryAfter;
+        }
+
+        public void setRetryAfter(Duration retryAfter) {
+            this.retryAfter = retryAfter;
+        }
     }
 
     /** Defaults of @DistributedLock. */

@@ -1,7 +1,9 @@
 package dev.turnstile.spring.key;
 
 import java.lang.reflect.Method;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
@@ -13,6 +15,9 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionParser;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
@@ -55,6 +60,29 @@ public final class KeyExpressionEvaluator {
     public Expression expression(AnnotatedElementKey method, String expression) {
         return this.expressions.computeIfAbsent(
                 new CacheKey(method, expression), key -> this.parser.parseExpression(stripBlock(expression)));
+    }
+
+    /** Returns the variables a call of {@code method} can read, for checking expressions at startup. */
+    public MethodVariables variables(Method method, String description) {
+        return new MethodVariables(description, method, this.parameterNames.getParameterNames(method));
+    }
+
+    /** Returns the names of the {@code #variables} that {@code expression} reads, in order of appearance. */
+    public static Set<String> variablesRead(Expression expression) {
+        Set<String> names = new LinkedHashSet<>();
+        if (expression instanceof SpelExpression spel) {
+            collect(spel.getAST(), names);
+        }
+        return names;
+    }
+
+    private static void collect(SpelNode node, Set<String> names) {
+        if (node instanceof VariableReference) {
+            names.add(node.toStringAST().substring(1));
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            collect(node.getChild(i), names);
+        }
     }
 
     /** Builds the evaluation context of one call; cheap, arguments are bound lazily. */

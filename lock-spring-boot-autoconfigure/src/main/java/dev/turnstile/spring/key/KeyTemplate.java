@@ -3,7 +3,9 @@ package dev.turnstile.spring.key;
 import java.lang.reflect.Array;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
@@ -25,6 +27,17 @@ public final class KeyTemplate {
     /** Returns the template as written in the annotation. */
     public String source() {
         return this.source;
+    }
+
+    /** Returns the names of the {@code #variables} the template's expressions read. */
+    public Set<String> variablesRead() {
+        Set<String> names = new LinkedHashSet<>();
+        for (Part part : this.parts) {
+            if (part.expression() != null) {
+                names.addAll(KeyExpressionEvaluator.variablesRead(part.expression()));
+            }
+        }
+        return names;
     }
 
     /** Returns whether the template has no expression, so it renders to itself. */
