@@ -81,16 +81,14 @@ class StartupValidationTests {
             assertThat(context).hasFailed();
             assertThat(configurationFailure(context))
                     .hasMessageContaining("Typos.process(String): key template 'order:#ordrId' reads #ordrId,"
-                            + " which is not a parameter of Typos.process(String); did you mean #orderId?"
-                            + " Its parameters are #orderId (#p0)")
+                            + " which is not a parameter; did you mean #orderId? Its parameters are #orderId (#p0)")
                     .hasMessageContaining("Typos.debit(String, long): 'condition' expression '#amout > 0' reads"
-                            + " #amout, which is not a parameter of Typos.debit(String, long); did you mean #amount?")
+                            + " #amout, which is not a parameter; did you mean #amount?")
                     .hasMessageContaining("Typos.call(String, int): 'limitExpression' expression '#{#limt}' reads #limt")
                     .hasMessageContaining("did you mean #limit?")
                     .hasMessageContaining("Typos.beyond(String): key template 'x:#p1' reads #p1")
                     .hasMessageContaining("Typos.unrelated(String): key template 'x:#customerNumber' reads"
-                            + " #customerNumber, which is not a parameter of Typos.unrelated(String); Its parameters"
-                            + " are #id (#p0)");
+                            + " #customerNumber, which is not a parameter; Its parameters are #id (#p0)");
             assertThat(configurationFailure(context).problems()).hasSize(5);
         });
     }
@@ -121,7 +119,7 @@ class StartupValidationTests {
             assertThat(configurationFailure(context).problems())
                     .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
                     .contains("Billing.settle(String, long): key template 'invoice:#invoiceId' reads #invoiceId,"
-                            + " but Billing.settle(String, long) was compiled without -parameters")
+                            + " but its class was compiled without -parameters")
                     .contains("use #p0, #p1, or compile with -parameters");
         });
     }

@@ -112,7 +112,7 @@ public final class GuardOperationFactory {
         DistributedLock lock = AnnotatedElementUtils.getMergedAnnotation(method, DistributedLock.class);
         List<String> templates =
                 Arrays.stream(lock.key()).filter(t -> !t.isBlank()).toList();
-        MethodVariables variables = this.evaluator.variables(method, description);
+        MethodVariables variables = this.evaluator.variables(method);
         checkTemplates(key, variables, templates, problems);
         String condition = lock.condition().isBlank() ? null : lock.condition();
         if (condition != null) {
@@ -146,7 +146,7 @@ public final class GuardOperationFactory {
             Method method, Class<?> targetClass, AnnotatedElementKey key, String description, List<String> problems) {
         Semaphore semaphore = AnnotatedElementUtils.getMergedAnnotation(method, Semaphore.class);
         List<String> templates = semaphore.key().isBlank() ? List.of() : List.of(semaphore.key());
-        MethodVariables variables = this.evaluator.variables(method, description);
+        MethodVariables variables = this.evaluator.variables(method);
         checkTemplates(key, variables, templates, problems);
         int limit = semaphore.limit();
         String limitExpression = null;

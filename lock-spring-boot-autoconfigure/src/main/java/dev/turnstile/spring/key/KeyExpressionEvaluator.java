@@ -63,8 +63,8 @@ public final class KeyExpressionEvaluator {
     }
 
     /** Returns the variables a call of {@code method} can read, for checking expressions at startup. */
-    public MethodVariables variables(Method method, String description) {
-        return new MethodVariables(description, method, this.parameterNames.getParameterNames(method));
+    public MethodVariables variables(Method method) {
+        return new MethodVariables(method, this.parameterNames.getParameterNames(method));
     }
 
     /** Returns the names of the {@code #variables} that {@code expression} reads, in order of appearance. */

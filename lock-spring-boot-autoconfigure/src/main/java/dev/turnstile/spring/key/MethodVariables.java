@@ -19,12 +19,10 @@ public final class MethodVariables {
 
     private static final Set<String> ALWAYS = Set.of("root", "this");
 
-    private final String description;
     private final int count;
     private final String @Nullable [] names;
 
-    MethodVariables(String description, Method method, String @Nullable [] names) {
-        this.description = description;
+    MethodVariables(Method method, String @Nullable [] names) {
         this.count = method.getParameterCount();
         this.names = names;
     }
@@ -74,13 +72,12 @@ public final class MethodVariables {
 
     private String problem(String what, String variable) {
         if (this.names == null) {
-            return what + " reads #" + variable + ", but " + this.description
+            return what + " reads #" + variable + ", but its class"
                     + " was compiled without -parameters, so its parameter names are unknown at run time;"
                     + " use " + positions() + ", or compile with -parameters"
                     + " (Spring Boot's Maven and Gradle plugins set it)";
         }
-        StringBuilder problem = new StringBuilder(
-                what + " reads #" + variable + ", which is not a parameter of " + this.description + ";");
+        StringBuilder problem = new StringBuilder(what + " reads #" + variable + ", which is not a parameter;");
         String nearest = nearest(variable);
         if (nearest != null) {
             problem.append(" did you mean #").append(nearest).append("?");
