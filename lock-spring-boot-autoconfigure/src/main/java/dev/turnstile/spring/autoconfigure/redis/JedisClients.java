@@ -22,7 +22,7 @@ final class JedisClients {
     private JedisClients() {}
 
     static UnifiedJedis create(RedisConnection connection, SpringDataRedisSettings settings) {
-        GenericObjectPoolConfig<Connection> pool = pool(settings.getJedis().getPool());
+        GenericObjectPoolConfig<Connection> pool = pool(settings.jedis().pool());
         return switch (connection.mode()) {
             case CLUSTER ->
                 new JedisCluster(new HashSet<>(connection.nodes()), clientConfig(connection, settings, 0), pool);
@@ -34,7 +34,7 @@ final class JedisClients {
                         DefaultJedisClientConfig.builder()
                                 .user(connection.sentinelUsername())
                                 .password(connection.sentinelPassword())
-                                .timeoutMillis(millis(settings.getTimeout()))
+                                .timeoutMillis(millis(settings.timeout()))
                                 .build());
             case STANDALONE ->
                 new JedisPooled(
@@ -48,9 +48,9 @@ final class JedisClients {
                 .user(connection.username())
                 .password(connection.password())
                 .database(database)
-                .clientName(settings.getClientName())
-                .socketTimeoutMillis(millis(settings.getTimeout()))
-                .connectionTimeoutMillis(millis(settings.getConnectTimeout()));
+                .clientName(settings.clientName())
+                .socketTimeoutMillis(millis(settings.timeout()))
+                .connectionTimeoutMillis(millis(settings.connectTimeout()));
         if (connection.ssl() != null) {
             builder.ssl(true).sslSocketFactory(connection.ssl());
         }
@@ -59,12 +59,12 @@ final class JedisClients {
 
     private static GenericObjectPoolConfig<Connection> pool(SpringDataRedisSettings.Pool settings) {
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
-        if (!Boolean.FALSE.equals(settings.getEnabled())) {
-            pool.setMaxTotal(settings.getMaxActive());
-            pool.setMaxIdle(settings.getMaxIdle());
-            pool.setMinIdle(settings.getMinIdle());
-            if (settings.getMaxWait() != null) {
-                pool.setMaxWait(settings.getMaxWait());
+        if (!Boolean.FALSE.equals(settings.enabled())) {
+            pool.setMaxTotal(settings.maxActive());
+            pool.setMaxIdle(settings.maxIdle());
+            pool.setMinIdle(settings.minIdle());
+            if (settings.maxWait() != null) {
+                pool.setMaxWait(settings.maxWait());
             }
         }
         return pool;

@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.SSLSocketFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.core.env.Environment;
 import redis.clients.jedis.HostAndPort;
 
@@ -14,30 +16,40 @@ import redis.clients.jedis.HostAndPort;
  * The {@code spring.data.redis.*} properties that Turnstile's client honours, bound by Turnstile
  * itself: their names are the same on every Spring Boot line, while the classes that bind them
  * moved between lines. The timeouts, client name and Jedis pool always come from here; the
- * address comes from here only when no {@link RedisConnection} bean describes it. Mutable
- * JavaBean for binding; not for application use.
+ * address comes from here only when no {@link RedisConnection} bean describes it.
+ *
+ * @param url {@code redis://user:password@host:port/database}, or {@code rediss://} for TLS
+ * @param host the server's host
+ * @param port the server's port
+ * @param database the database index
+ * @param username the ACL user
+ * @param password the password
+ * @param timeout the socket (read) timeout; Jedis's 2 seconds when null
+ * @param connectTimeout the connect timeout; Jedis's 2 seconds when null
+ * @param clientName the name given with CLIENT SETNAME
+ * @param ssl {@code ssl.enabled}
+ * @param sentinel {@code sentinel.*}
+ * @param cluster {@code cluster.*}
+ * @param jedis {@code jedis.pool.*}
  */
-public class SpringDataRedisSettings {
+public record SpringDataRedisSettings(
+        @Nullable String url,
+        @DefaultValue("localhost") String host,
+        @DefaultValue("6379") int port,
+        int database,
+        @Nullable String username,
+        @Nullable String password,
+        @Nullable Duration timeout,
+        @Nullable Duration connectTimeout,
+        @Nullable String clientName,
+        @DefaultValue Ssl ssl,
+        @DefaultValue Sentinel sentinel,
+        @DefaultValue Cluster cluster,
+        @DefaultValue Jedis jedis) {
 
-    private @Nullable String url;
-    private String host = "localhost";
-    private int port = 6379;
-    private int database;
-    private @Nullable String username;
-    private @Nullable String password;
-    private @Nullable Duration timeout;
-    private @Nullable Duration connectTimeout;
-    private @Nullable String clientName;
-    private final Ssl ssl = new Ssl();
-    private final Sentinel sentinel = new Sentinel();
-    private final Cluster cluster = new Cluster();
-    private final Jedis jedis = new Jedis();
-
-    /** Binds {@code spring.data.redis.*} from {@code environment}. */
+    /** Binds {@code spring.data.redis.*} from {@code environment}, with Spring Boot's defaults. */
     public static SpringDataRedisSettings bind(Environment environment) {
-        return Binder.get(environment)
-                .bind("spring.data.redis", SpringDataRedisSettings.class)
-                .orElseGet(SpringDataRedisSettings::new);
+        return Binder.get(environment).bindOrCreate("spring.data.redis", Bindable.of(SpringDataRedisSettings.class));
     }
 
     /**
@@ -47,21 +59,21 @@ public class SpringDataRedisSettings {
      * @throws IllegalArgumentException naming the property when a node or URL is malformed
      */
     public RedisConnection connection() {
-        SSLSocketFactory tls = this.ssl.enabled ? (SSLSocketFactory) SSLSocketFactory.getDefault() : null;
-        if (!this.cluster.nodes.isEmpty()) {
+        SSLSocketFactory tls = this.ssl.enabled() ? (SSLSocketFactory) SSLSocketFactory.getDefault() : null;
+        if (!this.cluster.nodes().isEmpty()) {
             return RedisConnection.cluster(
-                    nodes("spring.data.redis.cluster.nodes", this.cluster.nodes), this.username, this.password, tls);
+                    nodes("spring.data.redis.cluster.nodes", this.cluster.nodes()), this.username, this.password, tls);
         }
-        if (this.sentinel.master != null && !this.sentinel.master.isBlank()) {
+        if (this.sentinel.master() != null && !this.sentinel.master().isBlank()) {
             return new RedisConnection(
                     RedisConnection.Mode.SENTINEL,
-                    nodes("spring.data.redis.sentinel.nodes", this.sentinel.nodes),
+                    nodes("spring.data.redis.sentinel.nodes", this.sentinel.nodes()),
                     this.database,
                     this.username,
                     this.password,
-                    this.sentinel.master,
-                    this.sentinel.username,
-                    this.sentinel.password,
+                    this.sentinel.master(),
+                    this.sentinel.username(),
+                    this.sentinel.password(),
                     tls);
         }
         if (this.url != null && !this.url.isBlank()) {
@@ -99,7 +111,7 @@ public class SpringDataRedisSettings {
         if (path != null && path.length() > 1) {
             db = Integer.parseInt(path.substring(1));
         }
-        boolean tls = "rediss".equals(scheme) || this.ssl.enabled;
+        boolean tls = "rediss".equals(scheme) || this.ssl.enabled();
         return RedisConnection.standalone(
                 new HostAndPort(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 6379),
                 db,
@@ -112,225 +124,63 @@ public class SpringDataRedisSettings {
         List<HostAndPort> parsed = new ArrayList<>();
         for (String node : nodes) {
             int colon = node.lastIndexOf(':');
-            try {
-                parsed.add(
-                        new HostAndPort(node.substring(0, colon).trim(), Integer.parseInt(node.substring(colon + 1))));
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException(property + " lists '" + node + "'; write each node as host:port", e);
+            String port = colon < 0 ? "" : node.substring(colon + 1).trim();
+            if (colon <= 0 || port.isEmpty() || !port.chars().allMatch(Character::isDigit) || port.length() > 5) {
+                throw new IllegalArgumentException(property + " lists '" + node + "'; write each node as host:port");
             }
+            parsed.add(new HostAndPort(node.substring(0, colon).trim(), Integer.parseInt(port)));
         }
         return parsed;
     }
 
-    public @Nullable String getUrl() {
-        return this.url;
-    }
+    /**
+     * {@code spring.data.redis.ssl.*}.
+     *
+     * @param enabled whether to connect with TLS (the JVM's default trust store)
+     */
+    public record Ssl(boolean enabled) {}
 
-    public void setUrl(@Nullable String url) {
-        this.url = url;
-    }
+    /**
+     * {@code spring.data.redis.sentinel.*}.
+     *
+     * @param master the name of the master the sentinels watch
+     * @param nodes the sentinels, as host:port
+     * @param username the sentinels' ACL user
+     * @param password the sentinels' password
+     */
+    public record Sentinel(
+            @Nullable String master,
+            @DefaultValue List<String> nodes,
+            @Nullable String username,
+            @Nullable String password) {}
 
-    public String getHost() {
-        return this.host;
-    }
+    /**
+     * {@code spring.data.redis.cluster.*}.
+     *
+     * @param nodes the seed nodes, as host:port
+     */
+    public record Cluster(@DefaultValue List<String> nodes) {}
 
-    public void setHost(String host) {
-        this.host = host;
-    }
+    /**
+     * {@code spring.data.redis.jedis.*}.
+     *
+     * @param pool the connection pool
+     */
+    public record Jedis(@DefaultValue Pool pool) {}
 
-    public int getPort() {
-        return this.port;
-    }
-
-    public void setPort(int port) {
-        this.port = port;
-    }
-
-    public int getDatabase() {
-        return this.database;
-    }
-
-    public void setDatabase(int database) {
-        this.database = database;
-    }
-
-    public @Nullable String getUsername() {
-        return this.username;
-    }
-
-    public void setUsername(@Nullable String username) {
-        this.username = username;
-    }
-
-    public @Nullable String getPassword() {
-        return this.password;
-    }
-
-    public void setPassword(@Nullable String password) {
-        this.password = password;
-    }
-
-    public @Nullable Duration getTimeout() {
-        return this.timeout;
-    }
-
-    public void setTimeout(@Nullable Duration timeout) {
-        this.timeout = timeout;
-    }
-
-    public @Nullable Duration getConnectTimeout() {
-        return this.connectTimeout;
-    }
-
-    public void setConnectTimeout(@Nullable Duration connectTimeout) {
-        this.connectTimeout = connectTimeout;
-    }
-
-    public @Nullable String getClientName() {
-        return this.clientName;
-    }
-
-    public void setClientName(@Nullable String clientName) {
-        this.clientName = clientName;
-    }
-
-    public Ssl getSsl() {
-        return this.ssl;
-    }
-
-    public Sentinel getSentinel() {
-        return this.sentinel;
-    }
-
-    public Cluster getCluster() {
-        return this.cluster;
-    }
-
-    public Jedis getJedis() {
-        return this.jedis;
-    }
-
-    /** {@code spring.data.redis.ssl.*}. */
-    public static class Ssl {
-        private boolean enabled;
-
-        public boolean isEnabled() {
-            return this.enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-    }
-
-    /** {@code spring.data.redis.sentinel.*}. */
-    public static class Sentinel {
-        private @Nullable String master;
-        private List<String> nodes = new ArrayList<>();
-        private @Nullable String username;
-        private @Nullable String password;
-
-        public @Nullable String getMaster() {
-            return this.master;
-        }
-
-        public void setMaster(@Nullable String master) {
-            this.master = master;
-        }
-
-        public List<String> getNodes() {
-            return this.nodes;
-        }
-
-        public void setNodes(List<String> nodes) {
-            this.nodes = nodes;
-        }
-
-        public @Nullable String getUsername() {
-            return this.username;
-        }
-
-        public void setUsername(@Nullable String username) {
-            this.username = username;
-        }
-
-        public @Nullable String getPassword() {
-            return this.password;
-        }
-
-        public void setPassword(@Nullable String password) {
-            this.password = password;
-        }
-    }
-
-    /** {@code spring.data.redis.cluster.*}. */
-    public static class Cluster {
-        private List<String> nodes = new ArrayList<>();
-
-        public List<String> getNodes() {
-            return this.nodes;
-        }
-
-        public void setNodes(List<String> nodes) {
-            this.nodes = nodes;
-        }
-    }
-
-    /** {@code spring.data.redis.jedis.*}. */
-    public static class Jedis {
-        private final Pool pool = new Pool();
-
-        public Pool getPool() {
-            return this.pool;
-        }
-    }
-
-    /** {@code spring.data.redis.jedis.pool.*}. */
-    public static class Pool {
-        private @Nullable Boolean enabled;
-        private int maxActive = 8;
-        private int maxIdle = 8;
-        private int minIdle;
-        private @Nullable Duration maxWait;
-
-        public @Nullable Boolean getEnabled() {
-            return this.enabled;
-        }
-
-        public void setEnabled(@Nullable Boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public int getMaxActive() {
-            return this.maxActive;
-        }
-
-        public void setMaxActive(int maxActive) {
-            this.maxActive = maxActive;
-        }
-
-        public int getMaxIdle() {
-            return this.maxIdle;
-        }
-
-        public void setMaxIdle(int maxIdle) {
-            this.maxIdle = maxIdle;
-        }
-
-        public int getMinIdle() {
-            return this.minIdle;
-        }
-
-        public void setMinIdle(int minIdle) {
-            this.minIdle = minIdle;
-        }
-
-        public @Nullable Duration getMaxWait() {
-            return this.maxWait;
-        }
-
-        public void setMaxWait(@Nullable Duration maxWait) {
-            this.maxWait = maxWait;
-        }
-    }
+    /**
+     * {@code spring.data.redis.jedis.pool.*}, with Spring Boot's defaults.
+     *
+     * @param enabled false turns pool sizing off (Jedis's own defaults apply)
+     * @param maxActive the most connections
+     * @param maxIdle the most idle connections
+     * @param minIdle the fewest idle connections
+     * @param maxWait how long a caller waits for a connection; unbounded when null
+     */
+    public record Pool(
+            @Nullable Boolean enabled,
+            @DefaultValue("8") int maxActive,
+            @DefaultValue("8") int maxIdle,
+            int minIdle,
+            @Nullable Duration maxWait) {}
 }

@@ -1,0 +1,90 @@
+package dev.turnstile.spring.autoconfigure.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.BootLine;
+import dev.turnstile.spring.autoconfigure.TurnstileAutoConfiguration;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
+
+/** Where Turnstile's client connects: Boot's connection details when present, else spring.data.redis.* read by Turnstile. */
+class TurnstileRedisConfigurationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    /** An application without Spring Boot's Redis auto-configuration (no spring-data-redis). */
+    private final ApplicationContextRunner withoutBootRedis = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(TurnstileAutoConfiguration.class));
+
+    @Test
+    void theLinesConnectionDetailsBecomeTurnstilesConnection() {
+        new ApplicationContextRunner()
+                .withConfiguration(BootLine.turnstile())
+                .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port())
+                .run(context -> {
+                    assertThat(context).hasSingleBean(RedisConnection.class);
+                    assertThat(context.getBean(RedisConnection.class).nodes())
+                            .singleElement()
+                            .hasToString("127.0.0.1:" + redis.server().port());
+                    assertLocks(context.getBean(Turnstile.class), 0);
+                });
+    }
+
+    @Test
+    void withoutBootsRedisAutoConfigurationTurnstileReadsHostPortAndDatabase() {
+        this.withoutBootRedis
+                .withPropertyValues(
+                        "spring.data.redis.host=127.0.0.1",
+                        "spring.data.redis.port=" + redis.server().port(),
+                        "spring.data.redis.database=2",
+                        "spring.data.redis.client-name=orders",
+                        "spring.data.redis.jedis.pool.max-active=3")
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(RedisConnection.class);
+                    UnifiedJedis client = context.getBean(UnifiedJedis.class);
+                    assertThat(client).isInstanceOf(JedisPooled.class);
+                    assertThat(((JedisPooled) client).getPool().getMaxTotal()).isEqualTo(3);
+                    assertLocks(context.getBean(Turnstile.class), 2);
+                });
+    }
+
+    @Test
+    void withoutBootsRedisAutoConfigurationTurnstileReadsTheUrl() {
+        this.withoutBootRedis
+                .withPropertyValues("spring.data.redis.url=redis://127.0.0.1:" + redis.server().port() + "/5")
+                .run(context -> assertLocks(context.getBean(Turnstile.class), 5));
+    }
+
+    @Test
+    void aMalformedNodeFailsTheStartNamingTheProperty() {
+        this.withoutBootRedis
+                .withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:7000,no-port-here")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining(
+                                "spring.data.redis.cluster.nodes lists 'no-port-here'; write each node as host:port"));
+    }
+
+    private static void assertLocks(Turnstile turnstile, int database) {
+        try (Lease lease = turnstile.lock("where").acquire(Duration.ZERO, null);
+                Jedis direct = new Jedis(redis.server().hostAndPort())) {
+            direct.select(database);
+            assertThat(direct.exists("turnstile:lock:{where}"))
+                    .as("the lock is in database %d", database)
+                    .isTrue();
+            assertThat(lease.isHeld()).isTrue();
+        }
+    }
+}
