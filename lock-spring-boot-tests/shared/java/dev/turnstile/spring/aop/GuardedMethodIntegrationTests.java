@@ -12,6 +12,7 @@ import dev.turnstile.redis.Turnstile;
 import dev.turnstile.spring.aop.GuardedServices.Accounts;
 import dev.turnstile.spring.aop.GuardedServices.Audit;
 import dev.turnstile.spring.aop.GuardedServices.Hold;
+import dev.turnstile.spring.aop.GuardedServices.Ledger;
 import dev.turnstile.spring.aop.GuardedServices.Inventory;
 import dev.turnstile.spring.aop.GuardedServices.PartnerApi;
 import dev.turnstile.spring.aop.GuardedServices.PartnerApiClient;
@@ -356,6 +357,40 @@ class GuardedMethodIntegrationTests {
     }
 
     @Test
+    void anInnerRequiresNewTransactionJoinsTheOuterTransactionsLeaseInsteadOfWaitingForItself() {
+        node("a").run(context -> {
+            RecordingTransactionManager transactions = context.getBean(RecordingTransactionManager.class);
+            Accounts accounts = context.getBean(Accounts.class);
+            TransactionTemplate inner = new TransactionTemplate(transactions);
+            inner.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+            new TransactionTemplate(transactions).executeWithoutResult(status -> {
+                long debit = accounts.debit("acct-4", 500);
+                long credit = inner.execute(innerStatus -> accounts.credit("acct-4", 500));
+                assertThat(credit).isEqualTo(debit);
+                assertThat(locked("account:acct-4"))
+                        .as("held until the outer transaction completes")
+                        .isTrue();
+            });
+            assertThat(locked("account:acct-4")).isFalse();
+        });
+    }
+
+    @Test
+    void aJoiningCallThatNeedsALongerFixedLeaseExtendsTheJoinedOne() {
+        node("a").run(context -> {
+            RecordingTransactionManager transactions = context.getBean(RecordingTransactionManager.class);
+            Ledger ledger = context.getBean(Ledger.class);
+            new TransactionTemplate(transactions).executeWithoutResult(status -> {
+                ledger.open("l1");
+                assertThat(ledger.settle("l1"))
+                        .as("the 300ms lease was extended to settle's 30s")
+                        .isGreaterThan(20_000);
+            });
+            assertThat(locked("ledger:l1")).isFalse();
+        });
+    }
+
+    @Test
     void aJoinedLeaseIsReleasedAfterARollback() {
         node("a").run(context -> {
             RecordingTransactionManager transactions = context.getBean(RecordingTransactionManager.class);
@@ -435,6 +470,11 @@ class GuardedMethodIntegrationTests {
         @Bean
         Accounts accounts() {
             return new Accounts();
+        }
+
+        @Bean
+        Ledger ledger() {
+            return new Ledger();
         }
 
         @Bean

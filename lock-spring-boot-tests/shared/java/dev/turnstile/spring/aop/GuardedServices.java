@@ -173,6 +173,20 @@ final class GuardedServices {
         }
     }
 
+    /** A short fixed lease, and a call on the same key that needs a longer one. */
+    static class Ledger {
+
+        @DistributedLock(key = "ledger:#accountId", leaseTime = "300ms")
+        public long open(String accountId) {
+            return LockContext.current().fencingToken();
+        }
+
+        @DistributedLock(key = "ledger:#accountId", leaseTime = "30s")
+        public long settle(String accountId) {
+            return LockContext.current().lease().remaining().toMillis();
+        }
+    }
+
     /** Another bean locking the same account key. */
     static class Audit {
 

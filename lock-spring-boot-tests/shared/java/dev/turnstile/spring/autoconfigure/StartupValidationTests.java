@@ -86,7 +86,9 @@ class StartupValidationTests {
                             + " #amout, which is not a parameter; did you mean #amount?")
                     .hasMessageContaining("Typos.call(String, int): 'limitExpression' expression '#{#limt}' reads #limt")
                     .hasMessageContaining("did you mean #limit?")
-                    .hasMessageContaining("Typos.beyond(String): key template 'x:#p1' reads #p1")
+                    .hasMessageContaining("Typos.beyond(String): key template 'x:#p1:#p01' reads #p1, which is not a"
+                            + " parameter; Its parameters are #id (#p0)")
+                    .hasMessageContaining("key template 'x:#p1:#p01' reads #p01, which is not a parameter;")
                     .hasMessageContaining("Typos.unrelated(String): key template 'x:#customerNumber' reads"
                             + " #customerNumber, which is not a parameter; Its parameters are #id (#p0)");
             assertThat(configurationFailure(context).problems()).hasSize(5);
@@ -153,7 +155,7 @@ class StartupValidationTests {
         @Semaphore(key = "partner:#partner", limitExpression = "#{#limt}")
         public void call(String partner, int limit) {}
 
-        @DistributedLock(key = "x:#p1")
+        @DistributedLock(key = "x:#p1:#p01")
         public void beyond(String id) {}
 
         @DistributedLock(key = "x:#customerNumber")

@@ -105,16 +105,11 @@ public final class GuardOperationSupport {
     private @Nullable Object invokeSync(Guard guard, Object target, Object[] args, Invoker invoker) throws Throwable {
         String label = guard.operation().kind().label();
         LockContext joined = LockContext.holding(label, guard.keys());
-        if (joined == null && this.transactions != null) {
+        if ((joined == null || !joined.isHeld()) && this.transactions != null) {
             joined = this.transactions.deferredHolding(label, guard.keys());
         }
-        if (joined != null) {
-            LockContext.push(joined);
-            try {
-                return invoker.invoke();
-            } finally {
-                LockContext.pop();
-            }
+        if (joined != null && joined.isHeld()) {
+            return invokeJoined(guard, joined, invoker);
         }
         long start = System.nanoTime();
         Optional<? extends Lease> acquired = acquire(guard);
@@ -139,6 +134,28 @@ public final class GuardOperationSupport {
             }
             if (!deferred) {
                 release(guard, lease);
+            }
+        }
+    }
+
+    /**
+     * Runs a call that joins a lease this thread already holds: the lease is extended first when
+     * the call asks for a longer fixed lease than remains (a lost lease fails the call before it
+     * runs), and the call is watched like one that acquired.
+     */
+    private @Nullable Object invokeJoined(Guard guard, LockContext joined, Invoker invoker) throws Throwable {
+        Duration needed = guard.operation().leaseTime();
+        if (needed != null && joined.lease().remaining().compareTo(needed) < 0) {
+            joined.lease().extend(needed);
+        }
+        MethodThread running = this.onLeaseLost == OnLeaseLost.INTERRUPT ? MethodThread.watch(joined.lease()) : null;
+        LockContext.push(joined);
+        try {
+            return invoker.invoke();
+        } finally {
+            LockContext.pop();
+            if (running != null) {
+                running.finished();
             }
         }
     }

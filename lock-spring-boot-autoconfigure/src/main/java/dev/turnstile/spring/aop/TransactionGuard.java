@@ -2,7 +2,9 @@ package dev.turnstile.spring.aop;
 
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.spring.LockContext;
+import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.TransactionExecution;
 import org.springframework.transaction.TransactionExecutionListener;
@@ -18,6 +20,13 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public final class TransactionGuard implements TransactionExecutionListener {
 
+    /**
+     * This thread's leases whose release waits for a transaction, including transactions now
+     * suspended by an inner REQUIRES_NEW or NOT_SUPPORTED: they stay held until that transaction
+     * completes, so an inner call on the same keys joins them instead of waiting for itself.
+     */
+    private static final ThreadLocal<Deque<LockContext>> DEFERRED = ThreadLocal.withInitial(ConcurrentLinkedDeque::new);
+
     private final OnLeaseLost onLeaseLost;
 
     /** Creates the guard; {@code onLeaseLost} decides whether commits are guarded. */
@@ -28,7 +37,7 @@ public final class TransactionGuard implements TransactionExecutionListener {
     /**
      * Defers {@code release} of {@code context}'s lease to the completion of the transaction active
      * on this thread; until then, {@link #deferredHolding} finds it so that a later call on the same
-     * keys in the same transaction joins it.
+     * keys on this thread joins it.
      *
      * @return false if no transaction synchronization is active (release now)
      */
@@ -36,23 +45,22 @@ public final class TransactionGuard implements TransactionExecutionListener {
         if (!TransactionSynchronizationManager.isSynchronizationActive()) {
             return false;
         }
-        TransactionSynchronizationManager.registerSynchronization(new DeferredRelease(context, release));
+        Deque<LockContext> deferred = DEFERRED.get();
+        deferred.push(context);
+        TransactionSynchronizationManager.registerSynchronization(new DeferredRelease(deferred, context, release));
         return true;
     }
 
     /**
      * Returns the still-held lease of {@code kind} covering all {@code keys} whose release waits for
-     * the transaction active on this thread, or null. A suspended outer transaction's leases are not
-     * seen (its synchronizations are suspended with it).
+     * a transaction of this thread (the active one, or a suspended outer one), or null. Never
+     * another thread's.
      */
     @Nullable
     LockContext deferredHolding(String kind, List<String> keys) {
-        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-            return null;
-        }
-        for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
-            if (synchronization instanceof DeferredRelease deferred && deferred.covers(kind, keys)) {
-                return deferred.context;
+        for (LockContext context : DEFERRED.get()) {
+            if (context.kind().equals(kind) && context.keys().containsAll(keys) && context.isHeld()) {
+                return context;
             }
         }
         return null;
@@ -76,20 +84,20 @@ public final class TransactionGuard implements TransactionExecutionListener {
     /** A lease released when its transaction completes, whether it commits or rolls back. */
     private static final class DeferredRelease implements TransactionSynchronization {
 
+        private final Deque<LockContext> owner;
         private final LockContext context;
         private final Runnable release;
 
-        DeferredRelease(LockContext context, Runnable release) {
+        DeferredRelease(Deque<LockContext> owner, LockContext context, Runnable release) {
+            this.owner = owner;
             this.context = context;
             this.release = release;
         }
 
-        boolean covers(String kind, List<String> keys) {
-            return this.context.kind().equals(kind) && this.context.keys().containsAll(keys) && this.context.isHeld();
-        }
-
         @Override
         public void afterCompletion(int status) {
+            // The owning thread's deque, not DEFERRED.get(): completion may run on another thread.
+            this.owner.remove(this.context);
             this.release.run();
         }
     }

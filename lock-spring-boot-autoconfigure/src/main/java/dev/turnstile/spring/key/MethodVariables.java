@@ -63,7 +63,8 @@ public final class MethodVariables {
             return -1;
         }
         String digits = variable.substring(1);
-        if (!digits.chars().allMatch(Character::isDigit) || digits.length() > 3) {
+        boolean leadingZero = digits.length() > 1 && digits.charAt(0) == '0';
+        if (!digits.chars().allMatch(Character::isDigit) || digits.length() > 3 || leadingZero) {
             return -1;
         }
         int index = Integer.parseInt(digits);
@@ -78,7 +79,7 @@ public final class MethodVariables {
                     + " (Spring Boot's Maven and Gradle plugins set it)";
         }
         StringBuilder problem = new StringBuilder(what + " reads #" + variable + ", which is not a parameter;");
-        String nearest = nearest(variable);
+        String nearest = variable.matches("[pa][0-9]+") ? null : nearest(variable);
         if (nearest != null) {
             problem.append(" did you mean #").append(nearest).append("?");
         }

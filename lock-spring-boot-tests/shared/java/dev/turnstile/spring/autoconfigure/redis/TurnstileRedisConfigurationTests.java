@@ -77,6 +77,30 @@ class TurnstileRedisConfigurationTests {
                                 "spring.data.redis.cluster.nodes lists 'no-port-here'; write each node as host:port"));
     }
 
+    @Test
+    void aUrlWithoutAReadableHostFailsTheStartInsteadOfConnectingToLocalhost() {
+        this.withoutBootRedis
+                .withPropertyValues("spring.data.redis.url=redis://:p@ss@redis_cache:6379")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("spring.data.redis.url")
+                        .hasMessageContaining("has no host Turnstile can read"));
+    }
+
+    @Test
+    void anSslBundleWithoutBootsRedisAutoConfigurationFailsTheStart() {
+        this.withoutBootRedis
+                .withPropertyValues(
+                        "spring.data.redis.port=" + redis.server().port(), "spring.data.redis.ssl.bundle=client")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("spring.data.redis.ssl.bundle is set"));
+    }
+
     private static void assertLocks(Turnstile turnstile, int database) {
         try (Lease lease = turnstile.lock("where").acquire(Duration.ZERO, null);
                 Jedis direct = new Jedis(redis.server().hostAndPort())) {

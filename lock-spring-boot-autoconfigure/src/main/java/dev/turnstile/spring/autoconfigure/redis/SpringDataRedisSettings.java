@@ -59,6 +59,11 @@ public record SpringDataRedisSettings(
      * @throws IllegalArgumentException naming the property when a node or URL is malformed
      */
     public RedisConnection connection() {
+        if (this.ssl.bundle() != null) {
+            throw new IllegalStateException("spring.data.redis.ssl.bundle is set, but Spring Boot's Redis"
+                    + " auto-configuration, which resolves SSL bundles, is not on the classpath; add"
+                    + " spring-boot-starter-data-redis, or define a RedisConnection bean");
+        }
         SSLSocketFactory tls = this.ssl.enabled() ? (SSLSocketFactory) SSLSocketFactory.getDefault() : null;
         if (!this.cluster.nodes().isEmpty()) {
             return RedisConnection.cluster(
@@ -106,10 +111,20 @@ public record SpringDataRedisSettings(
                 secret = parts[0];
             }
         }
+        if (uri.getHost() == null) {
+            throw new IllegalArgumentException("spring.data.redis.url '" + text + "' has no host Turnstile can read;"
+                    + " percent-encode special characters in the password (@ as %40, # as %23) and use a host"
+                    + " name without underscores");
+        }
         int db = this.database;
         String path = uri.getPath();
         if (path != null && path.length() > 1) {
-            db = Integer.parseInt(path.substring(1));
+            try {
+                db = Integer.parseInt(path.substring(1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("spring.data.redis.url '" + text + "' ends in '" + path
+                        + "'; the path must be a database number such as /0");
+            }
         }
         boolean tls = "rediss".equals(scheme) || this.ssl.enabled();
         return RedisConnection.standalone(
@@ -137,8 +152,9 @@ public record SpringDataRedisSettings(
      * {@code spring.data.redis.ssl.*}.
      *
      * @param enabled whether to connect with TLS (the JVM's default trust store)
+     * @param bundle an SSL bundle: only Spring Boot's own Redis auto-configuration resolves it
      */
-    public record Ssl(boolean enabled) {}
+    public record Ssl(boolean enabled, @Nullable String bundle) {}
 
     /**
      * {@code spring.data.redis.sentinel.*}.
