@@ -69,14 +69,20 @@ public interface Lease extends AutoCloseable {
      * If Redis cannot be reached the lease stays releasable (call again), and it expires in Redis
      * by its own time to live in any case.
      *
-     * @return whether this call freed a grant that this owner still held in Redis
+     * <p>A release that comes after the lease's deadline (its renewals were cut off by a network
+     * partition, or the process stalled) first reports the loss, exactly once, to the listeners,
+     * and then returns false: the work it guarded did not run under the lease to its end.
+     *
+     * @return true if the lease was held up to this release and this call freed its grant in
+     *     Redis; false if it had been lost (and reported) or was already released
      * @throws RedisUnavailableException if Redis could not be reached
      */
     boolean release();
 
     /**
      * Registers a listener that hears this lease's loss; called at once if it is already lost.
-     * Listeners run on the watchdog thread or the caller's thread and must not block.
+     * Listeners run on a Turnstile thread (the deadline thread for a passed deadline) or the
+     * caller's thread, and must not block.
      */
     void onLost(LeaseListener listener);
 

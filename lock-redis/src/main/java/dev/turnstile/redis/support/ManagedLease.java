@@ -58,7 +58,11 @@ public abstract class ManagedLease implements Lease {
     private volatile long deadlineNanos;
     private volatile boolean ended;
     private @Nullable LeaseLostEvent lostEvent;
+    /** The renewal chain (watchdog leases only): runs on a renewal thread, may block in Redis. */
     private @Nullable ScheduledFuture<?> timer;
+    /** The deadline check: runs on the deadline thread, never calls Redis. */
+    private @Nullable ScheduledFuture<?> deadlineTimer;
+
     private boolean releasedInRedis;
     private boolean endHookRun;
 
@@ -108,10 +112,13 @@ public abstract class ManagedLease implements Lease {
      */
     protected void ended(long waitersElsewhere) {}
 
-    /** Starts the watchdog renewal or the expiry check; call once, right after construction. */
+    /** Starts the deadline check and, for a watchdog lease, renewal; call once, right after construction. */
     public final void start() {
         synchronized (this.monitor) {
-            scheduleTimer(this.renewedByWatchdog ? this.leaseTime.toNanos() / 3 : untilDeadline());
+            armDeadline();
+            if (this.renewedByWatchdog) {
+                scheduleTimer(this.leaseTime.toNanos() / 3);
+            }
         }
     }
 
@@ -164,12 +171,11 @@ public abstract class ManagedLease implements Lease {
                 markLost(outcome == RenewalOutcome.GONE ? Reason.EXPIRED_IN_REDIS : Reason.TAKEN_OVER);
                 throw lostException(outcome == RenewalOutcome.GONE ? "it expired in Redis" : "another owner holds it");
             }
-            synchronized (this.monitor) {
-                if (!this.ended) {
-                    this.leaseTime = newLeaseTime;
-                    this.deadlineNanos = deadlineAfterRenewal(sent, newLeaseTime);
-                    scheduleTimer(this.renewedByWatchdog ? newLeaseTime.toNanos() / 3 : untilDeadline());
-                }
+            if (!applyRenewal(sent, newLeaseTime, true)) {
+                // The deadline passed while the extension was in flight: the lease was (or is now)
+                // reported lost, and stays lost; the caller must not believe it was extended.
+                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
+                throw lostException("its lease ran out before the extension was confirmed");
             }
         }
     }
@@ -180,7 +186,14 @@ public abstract class ManagedLease implements Lease {
             if (this.releasedInRedis) {
                 return false;
             }
+            if (!this.ended && untilDeadline() <= 0) {
+                // Past the deadline: report the loss before anything else, whatever the deadline
+                // thread has managed so far.
+                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
+            }
+            boolean lost;
             synchronized (this.monitor) {
+                lost = this.lostEvent != null;
                 this.ended = true;
                 cancelTimer();
             }
@@ -199,7 +212,7 @@ public abstract class ManagedLease implements Lease {
             }
             this.releasedInRedis = true;
             runEndHook(result);
-            return result >= 0;
+            return result >= 0 && !lost;
         }
     }
 
@@ -269,19 +282,30 @@ public abstract class ManagedLease implements Lease {
         return LockLostException.of(this.kind, this.name, why);
     }
 
+    /** The deadline check, on the deadline thread: local state only, never Redis. */
+    private void onDeadline() {
+        if (this.ended) {
+            return;
+        }
+        if (untilDeadline() <= 0) {
+            markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
+        } else {
+            synchronized (this.monitor) {
+                armDeadline();
+            }
+        }
+    }
+
+    /** The renewal chain of a watchdog lease, on a renewal thread. */
     private void onTimer() {
         try {
             if (this.ended) {
                 return;
             }
             if (untilDeadline() <= 0) {
-                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
-            } else if (this.renewedByWatchdog) {
-                renew();
+                markLost(Reason.RENEWAL_MISSED);
             } else {
-                synchronized (this.monitor) {
-                    scheduleTimer(untilDeadline());
-                }
+                renew();
             }
         } catch (RuntimeException e) {
             // Never let the renewal chain die silently: retry, and the deadline still applies.
@@ -315,17 +339,39 @@ public abstract class ManagedLease implements Lease {
             }
             switch (outcome) {
                 case RENEWED -> {
-                    synchronized (this.monitor) {
-                        if (!this.ended) {
-                            this.deadlineNanos = deadlineAfterRenewal(sent, renewal);
-                            scheduleTimer(renewal.toNanos() / 3);
-                        }
+                    if (applyRenewal(sent, renewal, false)) {
+                        this.runtime.publishRenewal(this.kind, this.name);
+                    } else {
+                        markLost(Reason.RENEWAL_MISSED);
                     }
-                    this.runtime.publishRenewal(this.kind, this.name);
                 }
                 case GONE -> markLost(Reason.EXPIRED_IN_REDIS);
                 case TAKEN_OVER -> markLost(Reason.TAKEN_OVER);
             }
+        }
+    }
+
+    /**
+     * Moves the deadline after a renewal or extension sent at {@code sentNanos} succeeded in Redis,
+     * unless the lease ended meanwhile or its deadline passed while the call was in flight: a lease
+     * past its deadline is lost for good, even if Redis still had the grant.
+     *
+     * @return whether the lease is held with the new deadline
+     */
+    private boolean applyRenewal(long sentNanos, Duration renewal, boolean extension) {
+        synchronized (this.monitor) {
+            if (this.ended || untilDeadline() <= 0) {
+                return false;
+            }
+            if (extension) {
+                this.leaseTime = renewal;
+            }
+            this.deadlineNanos = deadlineAfterRenewal(sentNanos, renewal);
+            armDeadline();
+            if (this.renewedByWatchdog) {
+                scheduleTimer(renewal.toNanos() / 3);
+            }
+            return true;
         }
     }
 
@@ -338,18 +384,35 @@ public abstract class ManagedLease implements Lease {
         return this.deadlineNanos - System.nanoTime();
     }
 
-    /** Replaces the pending timer (there is only ever one chain per lease). Call under {@code monitor}. */
+    /** Replaces the pending renewal (there is only ever one chain per lease). Call under {@code monitor}. */
     private void scheduleTimer(long delayNanos) {
-        cancelTimer();
+        if (this.timer != null) {
+            this.timer.cancel(false);
+        }
         if (!this.ended) {
             this.timer = this.runtime.watchdog().schedule(this::onTimer, delayNanos);
         }
     }
 
+    /** Replaces the pending deadline check with one at the current deadline. Call under {@code monitor}. */
+    private void armDeadline() {
+        if (this.deadlineTimer != null) {
+            this.deadlineTimer.cancel(false);
+        }
+        if (!this.ended) {
+            this.deadlineTimer = this.runtime.watchdog().scheduleDeadline(this::onDeadline, untilDeadline());
+        }
+    }
+
+    /** Cancels the renewal chain and the deadline check. Call under {@code monitor}. */
     private void cancelTimer() {
         if (this.timer != null) {
             this.timer.cancel(false);
             this.timer = null;
+        }
+        if (this.deadlineTimer != null) {
+            this.deadlineTimer.cancel(false);
+            this.deadlineTimer = null;
         }
     }
 

@@ -7,41 +7,64 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The one scheduler per {@code Turnstile} that renews watchdog leases and notices leases whose
- * time ran out. Its threads are daemons: a process that dies stops renewing, and its leases expire
- * in Redis after their lease time.
+ * The schedulers per {@code Turnstile} that renew watchdog leases and notice leases whose time ran
+ * out. Renewals (and other Redis work) run on the renewal threads; deadline checks run on a thread
+ * of their own that never calls Redis, so a renewal stuck in a socket read (a network partition)
+ * cannot delay the moment a lease is found lost. All threads are daemons: a process that dies
+ * stops renewing, and its leases expire in Redis after their lease time.
  */
 public final class Watchdog implements AutoCloseable {
 
     private final ScheduledThreadPoolExecutor scheduler;
+    private final ScheduledThreadPoolExecutor deadlines;
 
-    /** Creates a scheduler with {@code threads} daemon threads. */
+    /** Creates a scheduler with {@code threads} daemon renewal threads and one deadline thread. */
     public Watchdog(int threads) {
+        this.scheduler = daemonScheduler(threads, "turnstile-watchdog-");
+        this.deadlines = daemonScheduler(1, "turnstile-deadline-");
+    }
+
+    private static ScheduledThreadPoolExecutor daemonScheduler(int threads, String prefix) {
         AtomicInteger count = new AtomicInteger();
-        this.scheduler = new ScheduledThreadPoolExecutor(threads, task -> {
-            Thread thread = new Thread(task, "turnstile-watchdog-" + count.incrementAndGet());
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(threads, task -> {
+            Thread thread = new Thread(task, prefix + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
-        this.scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setRemoveOnCancelPolicy(true);
+        return scheduler;
     }
 
     /**
-     * Runs {@code task} once after {@code delayNanos}.
+     * Runs {@code task}, which may call Redis, once after {@code delayNanos} on a renewal thread.
      *
      * @throws IllegalStateException if the watchdog was closed (its {@code Turnstile} is closed)
      */
     public ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        return schedule(this.scheduler, task, delayNanos);
+    }
+
+    /**
+     * Runs {@code check} once after {@code delayNanos} on the deadline thread. The check must not
+     * call Redis or block: every lease's deadline is checked on this one thread.
+     *
+     * @throws IllegalStateException if the watchdog was closed (its {@code Turnstile} is closed)
+     */
+    public ScheduledFuture<?> scheduleDeadline(Runnable check, long delayNanos) {
+        return schedule(this.deadlines, check, delayNanos);
+    }
+
+    private static ScheduledFuture<?> schedule(ScheduledThreadPoolExecutor on, Runnable task, long delayNanos) {
         try {
-            return this.scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+            return on.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             throw new IllegalStateException("This Turnstile is closed: it renews and watches no more leases", e);
         }
     }
 
-    /** Returns the number of scheduled renewals and expiry checks (for tests and metrics). */
+    /** Returns the number of scheduled renewals and deadline checks (for tests and metrics). */
     public int scheduledTasks() {
-        return this.scheduler.getQueue().size();
+        return this.scheduler.getQueue().size() + this.deadlines.getQueue().size();
     }
 
     /** Returns whether the scheduler still accepts work. */
@@ -53,5 +76,6 @@ public final class Watchdog implements AutoCloseable {
     @Override
     public void close() {
         this.scheduler.shutdownNow();
+        this.deadlines.shutdownNow();
     }
 }
