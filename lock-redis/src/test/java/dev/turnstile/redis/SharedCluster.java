@@ -15,9 +15,13 @@ final class SharedCluster {
     private SharedCluster() {}
 
     static synchronized UnifiedJedis newClient() {
+        return cluster().newClient(Duration.ofSeconds(2));
+    }
+
+    static synchronized RedisCluster cluster() {
         if (cluster == null) {
             cluster = RedisCluster.start(3, 1);
         }
-        return cluster.newClient(Duration.ofSeconds(2));
+        return cluster;
     }
 }

@@ -1,0 +1,99 @@
+package dev.turnstile.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.redis.LeaseLostEvent.Reason;
+import dev.turnstile.test.redis.PartitionProxy;
+import dev.turnstile.test.redis.RedisCluster;
+import dev.turnstile.test.redis.RedisServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * On a 3+3 cluster, a client cut off from the one master that owns its lock (every other node
+ * still reachable) hears of the loss at the lease's deadline, and its late release after the heal
+ * leaves the new owner's key alone.
+ */
+class ClusterPartitionIntegrationTests {
+
+    @Test
+    void aClientCutOffFromItsLocksMasterHearsOfTheLossAndLeavesTheNewOwnerAlone() {
+        RedisCluster cluster = SharedCluster.cluster();
+        String name = "cut-off-job";
+        HostAndPort owner = masterOf(cluster, JedisClusterCRC16.getSlot(name));
+        List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+        try (PartitionProxy proxy = PartitionProxy.to(owner);
+                JedisCluster cutOffClient = new JedisCluster(
+                        cluster.seeds(),
+                        DefaultJedisClientConfig.builder()
+                                .socketTimeoutMillis(8000)
+                                .hostAndPortMapper(
+                                        node -> node.getPort() == owner.getPort() ? proxy.hostAndPort() : node)
+                                .build(),
+                        5);
+                Turnstile cutOff = Turnstile.builder(cutOffClient)
+                        .defaultLease(Duration.ofSeconds(1))
+                        .build();
+                UnifiedJedis directClient = SharedCluster.newClient();
+                Turnstile direct = Turnstile.builder(directClient).build()) {
+            Lease held = cutOff.lock(name).acquire(Duration.ZERO, null);
+            held.onLost(lost::add);
+            await().during(Duration.ofMillis(1500))
+                    .atMost(Duration.ofSeconds(3))
+                    .until(held::isHeld);
+
+            proxy.partition();
+            Lease next = await().atMost(Duration.ofSeconds(5))
+                    .until(
+                            () -> direct.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)),
+                            Optional::isPresent)
+                    .orElseThrow();
+            assertThat(held.isHeld()).isFalse();
+            await().atMost(Duration.ofSeconds(1)).until(() -> lost.size() == 1);
+            assertThat(proxy.isPartitioned()).isTrue();
+            assertThat(lost.get(0).reason()).isEqualTo(Reason.RENEWAL_MISSED);
+
+            String ownerToken = directClient.get("turnstile:lock:{" + name + "}");
+            proxy.heal();
+            assertThat(held.release()).isFalse();
+            await().during(Duration.ofMillis(1200))
+                    .atMost(Duration.ofSeconds(3))
+                    .until(() -> lost.size() == 1);
+            assertThat(directClient.get("turnstile:lock:{" + name + "}")).isEqualTo(ownerToken);
+            next.extend(Duration.ofSeconds(30));
+            assertThat(next.release()).isTrue();
+        }
+    }
+
+    private static HostAndPort masterOf(RedisCluster cluster, int slot) {
+        for (RedisServer master : cluster.masters()) {
+            try (Jedis jedis = master.connect()) {
+                for (String line : jedis.clusterNodes().split("\n")) {
+                    String[] fields = line.trim().split(" ");
+                    if (!fields[2].contains("myself") || !fields[2].contains("master")) {
+                        continue;
+                    }
+                    for (int i = 8; i < fields.length; i++) {
+                        String[] range = fields[i].split("-");
+                        int from = Integer.parseInt(range[0]);
+                        int to = range.length > 1 ? Integer.parseInt(range[1]) : from;
+                        if (slot >= from && slot <= to) {
+                            return master.hostAndPort();
+                        }
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("No master owns slot " + slot);
+    }
+}
