@@ -37,7 +37,7 @@ class StartupValidationTests {
             }
             assertThat(failure).isInstanceOf(TurnstileConfigurationException.class);
             TurnstileConfigurationException problems = (TurnstileConfigurationException) failure;
-            assertThat(problems.problems()).hasSize(9);
+            assertThat(problems.problems()).hasSize(10);
             assertThat(problems.getMessage())
                     .contains("Orders.badWait(String): 'waitTime' \"soon\" is not a duration")
                     .contains("Orders.badLease(String): 'leaseTime' must be positive but was \"0s\"")
@@ -48,11 +48,13 @@ class StartupValidationTests {
                             "Orders.wrongFallback(String): fallback 'text' returns String, which is not assignable to Integer")
                     .contains(
                             "Orders.missingPlaceholder(String): 'waitTime' \"${no.such.property}\" has an unresolvable placeholder")
+                    .contains("Orders.outOfRange(String): 'waitTime' \"400d\" is longer than 365 days")
+                    .contains("'leaseTime' \"500us\" is below 1ms, the resolution Redis counts time in")
                     .contains("Quotas.zeroLimit(String): 'limit' must be at least 1 but was 0")
                     .contains("Quotas.bothLimits(String): give 'limit' or 'limitExpression', not both");
 
             FailureAnalysis analysis = new TurnstileFailureAnalyzer().analyze(failure);
-            assertThat(analysis.getDescription()).contains("9 @DistributedLock/@Semaphore method(s) are misconfigured");
+            assertThat(analysis.getDescription()).contains("10 @DistributedLock/@Semaphore method(s) are misconfigured");
             assertThat(analysis.getAction()).contains("durations look like 500ms, 5s, PT5S");
         });
     }
@@ -199,6 +201,9 @@ class StartupValidationTests {
 
         @DistributedLock(key = "a:#id", waitTime = "${no.such.property}")
         public void missingPlaceholder(String id) {}
+
+        @DistributedLock(key = "a:#id", leaseTime = "500us", waitTime = "400d")
+        public void outOfRange(String id) {}
     }
 
     static class Quotas {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseLostEvent;
 import dev.turnstile.redis.LeaseLostEvent.Reason;
+import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.test.redis.PartitionProxy;
 import dev.turnstile.test.redis.RedisServerExtension;
@@ -116,6 +117,35 @@ class PartitionIntegrationTests {
         assertThat(next.isHeld()).isTrue();
         next.extend(Duration.ofSeconds(30));
         assertThat(next.release()).isTrue();
+    }
+
+    @Test
+    void anExtensionConfirmedOnlyAfterTheDeadlineThrowsInsteadOfReturning() {
+        Lease held = this.cutOff.lock("ext").acquire(Duration.ZERO, Duration.ofSeconds(1));
+        held.onLost(this.lost::add);
+        this.proxy.partition();
+        // The grant outlives the holder's own deadline in Redis (as after a renewal whose reply was lost).
+        this.directClient.pexpire("turnstile:lock:{ext}", 60_000);
+        CompletableFuture<Throwable> extension = CompletableFuture.supplyAsync(() -> {
+            try {
+                held.extend(Duration.ofSeconds(30));
+                return null;
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+        await().atMost(Duration.ofSeconds(3)).until(() -> this.lost.size() == 1);
+        assertThat(extension).isNotDone();
+        this.proxy.heal();
+
+        assertThat(extension.join())
+                .as("the extension reached Redis only after the lease was reported lost")
+                .isInstanceOf(LockLostException.class);
+        assertThat(held.isHeld()).isFalse();
+        assertThat(held.release()).isFalse();
+        assertThat(this.directClient.exists("turnstile:lock:{ext}"))
+                .as("the owner's release still frees what is left of its grant")
+                .isFalse();
     }
 
     private static long subscribers(String channel) {

@@ -30,6 +30,9 @@ import org.springframework.util.ClassUtils;
  */
 public final class GuardOperationFactory {
 
+    /** The longest lease or wait the core accepts. */
+    private static final Duration MAX_DURATION = Duration.ofDays(365);
+
     private final PropertyResolver placeholders;
     private final KeyExpressionEvaluator evaluator;
     private final Duration lockWaitTime;
@@ -229,6 +232,11 @@ public final class GuardOperationFactory {
             if (duration.isNegative() || (positive && duration.isZero())) {
                 problems.add("'" + attribute + "' must be " + (positive ? "positive" : "zero or positive")
                         + " but was \"" + text + "\"");
+            } else if (!duration.isZero() && duration.toMillis() < 1) {
+                problems.add("'" + attribute + "' \"" + text + "\" is below 1ms, the resolution Redis counts"
+                        + " time in; use 0 or at least 1ms");
+            } else if (duration.compareTo(MAX_DURATION) > 0) {
+                problems.add("'" + attribute + "' \"" + text + "\" is longer than 365 days; use a shorter one");
             }
             return duration;
         } catch (IllegalArgumentException e) {
