@@ -37,6 +37,19 @@ final class LockScripts {
             """);
 
     /**
+     * KEYS: fence. ARGV: fencing token, fence retention ms. Raises the counter to the token if it is
+     * lower; never lowers it. Redlock writes the token it hands out back to a majority of the
+     * masters this way, so any later majority (which shares a master with this one) continues above
+     * it, whichever masters it has. Returns 1.
+     */
+    static final LuaScript FENCE_FLOOR = LuaScript.of("""
+            if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then
+              redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+            end
+            return 1
+            """);
+
+    /**
      * KEYS: lock. ARGV: owner token, release channel, PUBLISH or SPUBLISH. Deletes the lock only if this owner holds it
      * and publishes the release. Returns -1 if not the owner, else the number of subscribers told.
      */

@@ -11,10 +11,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -38,20 +34,27 @@ import redis.clients.jedis.UnifiedJedis;
  * Extension (and the watchdog's renewal) must reach a majority within the validity. Release goes to
  * every master.
  *
- * <p>The fencing token is the highest counter value among the masters that granted the lock. Any
- * two majorities share a master, whose counter only grows, so a later grant's token is higher than
- * an earlier one's, <em>as long as no master loses its counter</em> (a restart without
- * persistence): the counter's floor is the master's clock in microseconds, which keeps it growing
- * while that clock is sane. It does not make Redlock a consensus protocol; see the README.
+ * <p>The fencing token is the highest counter value among the masters that granted the lock, and
+ * before the lease is handed out it is written back to the masters (a majority must confirm), so
+ * that the counters of any later majority, which shares a master with that one, continue above
+ * it: tokens strictly increase across changing majorities, even when one master's clock runs
+ * ahead and that master then answers too late or not at all, <em>as long as no master loses its
+ * counter</em> (a restart without persistence brings it back only from its own clock). It does not
+ * make Redlock a consensus protocol; see the README.
+ *
+ * <p>Every call to a master runs on that master's own small bounded pool and is waited for at
+ * most the node timeout, so a stalled master never multiplies threads nor blocks a release. When
+ * unreachable or failing masters, not other owners, keep an acquire from a majority, it ends in a
+ * {@link dev.turnstile.redis.RedisUnavailableException} naming them.
  *
  * <p>Thread-safe; one instance per set of masters. {@link #close()} stops the watchdog and the
- * per-node executor, not the clients.
+ * masters' pools, not the clients.
  */
 public final class Redlock implements AutoCloseable {
 
     private final List<UnifiedJedis> masters;
     private final TurnstileRuntime runtime;
-    private final ExecutorService nodeCalls;
+    private final RedlockNodes nodes;
     private final Duration nodeTimeout;
     private final int attempts;
     private final Duration retryDelay;
@@ -65,12 +68,7 @@ public final class Redlock implements AutoCloseable {
                 builder.fenceRetention,
                 1,
                 builder.listeners);
-        AtomicInteger threads = new AtomicInteger();
-        this.nodeCalls = Executors.newCachedThreadPool(task -> {
-            Thread thread = new Thread(task, "turnstile-redlock-" + threads.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.nodes = new RedlockNodes(this.masters);
         this.nodeTimeout = builder.nodeTimeout;
         this.attempts = builder.attempts;
         this.retryDelay = builder.retryDelay;
@@ -141,13 +139,8 @@ public final class Redlock implements AutoCloseable {
         return this.runtime;
     }
 
-    /** Runs {@code call} on the per-node executor; after {@link #close()}, on the caller's thread. */
-    <T> CompletableFuture<T> submit(java.util.function.Supplier<T> call) {
-        try {
-            return CompletableFuture.supplyAsync(call, this.nodeCalls);
-        } catch (java.util.concurrent.RejectedExecutionException closed) {
-            return CompletableFuture.completedFuture(call.get());
-        }
+    RedlockNodes nodes() {
+        return this.nodes;
     }
 
     Duration nodeTimeout() {
@@ -165,7 +158,7 @@ public final class Redlock implements AutoCloseable {
     @Override
     public void close() {
         this.runtime.close();
-        this.nodeCalls.shutdownNow();
+        this.nodes.close();
     }
 
     /** Options of a {@link Redlock}. */

@@ -1,14 +1,10 @@
 package dev.turnstile.redis.lock;
 
+import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.support.ManagedLease;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * A Redlock grant: held while a majority of the masters hold it. Its local deadline is the
@@ -36,41 +32,53 @@ final class RedlockLease extends ManagedLease {
         this.owner = owner;
     }
 
+    /**
+     * Renews on every master in parallel, each answer awaited at most the node timeout. Renewed on a
+     * majority within the validity: renewed. Refused (gone or held by another owner) by more than
+     * a minority: lost for that reason, and freed everywhere. Anything else (masters slow, paused or
+     * unreachable): {@link RedisUnavailableException}, so the watchdog tries again until the
+     * deadline, as it does on one server.
+     */
     @Override
     protected RenewalOutcome renewInRedis(Duration leaseTime) {
         TurnstileRuntime runtime = this.redlock.runtime();
+        RedlockNodes nodes = this.redlock.nodes();
         List<String> keys = List.of(runtime.keys().lock(name()));
         List<String> args = List.of(this.owner, Long.toString(leaseTime.toMillis()));
         long start = System.nanoTime();
-        List<CompletableFuture<Long>> calls = new ArrayList<>();
-        for (UnifiedJedis master : this.redlock.masters()) {
-            calls.add(this.redlock.submit(() -> {
-                try {
-                    return (Long) LockScripts.RENEW.run(master, keys, args);
-                } catch (JedisException unreachable) {
-                    return 0L;
-                }
-            }));
-        }
-        long renewed = 0;
-        long end = start + this.redlock.nodeTimeout().toNanos();
-        for (CompletableFuture<Long> call : calls) {
-            try {
-                renewed += call.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS) == 1 ? 1 : 0;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Exception timedOut) {
-                // counts as not renewed
+        List<RedlockNodes.Answer<Long>> answers = nodes.callAll(
+                master -> (Long) LockScripts.RENEW.run(master, keys, args),
+                start + this.redlock.nodeTimeout().toNanos(),
+                true);
+        int renewed = 0;
+        int gone = 0;
+        int takenOver = 0;
+        for (RedlockNodes.Answer<Long> answer : answers) {
+            if (answer.answered()) {
+                long code = answer.value();
+                renewed += code == 1 ? 1 : 0;
+                gone += code == 0 ? 1 : 0;
+                takenOver += code == -1 ? 1 : 0;
             }
         }
         long elapsed = System.nanoTime() - start;
         boolean valid = leaseTime.toNanos() - elapsed - RedlockLock.drift(leaseTime) > 0;
-        if (renewed >= this.redlock.quorum() && valid) {
+        if (renewed >= nodes.quorum() && valid) {
             return RenewalOutcome.RENEWED;
         }
-        // A minority renewed: free it there too, so no master keeps a lock nobody holds.
-        RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, false);
-        return RenewalOutcome.GONE;
+        if (gone + takenOver > nodes.size() - nodes.quorum()) {
+            // A majority can no longer be ours: free what is left, so no master keeps it for nobody.
+            RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, false);
+            return takenOver > 0 ? RenewalOutcome.TAKEN_OVER : RenewalOutcome.GONE;
+        }
+        throw new RedisUnavailableException(
+                "Could not renew lock '" + name() + "' on a majority of the Redlock masters in time (" + renewed
+                        + " of " + nodes.size() + " renewed" + (valid ? "" : ", too late for the lease") + ")",
+                answers.stream()
+                        .map(RedlockNodes.Answer::failure)
+                        .filter(java.util.Objects::nonNull)
+                        .findFirst()
+                        .orElseGet(() -> new IllegalStateException("renewed too late")));
     }
 
     /** The deadline after a renewal leaves the same drift allowance as the acquisition did. */

@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -51,15 +50,16 @@ public final class RedlockLock {
         Duration lease = leaseTime != null ? leaseTime : runtime.defaultLease();
         long start = System.nanoTime();
         long deadline = start + wait.toNanos();
+        Round last = null;
         for (int attempt = 1; attempt <= this.redlock.attempts(); attempt++) {
-            Optional<RedlockLease> granted = attempt(lease, leaseTime == null);
-            if (granted.isPresent()) {
-                granted.get().start();
+            last = attempt(lease, leaseTime == null, start);
+            if (last.lease != null) {
+                last.lease.start();
                 if (Thread.currentThread().isInterrupted()) {
-                    granted.get().close();
+                    last.lease.close();
                     throw LockAcquisitionException.interrupted(this.name, Duration.ofNanos(System.nanoTime() - start));
                 }
-                return Optional.of(granted.get());
+                return Optional.of(last.lease);
             }
             long pause = ThreadLocalRandom.current()
                     .nextLong(this.redlock.retryDelay().toNanos() + 1);
@@ -71,12 +71,18 @@ public final class RedlockLock {
                 throw LockAcquisitionException.interrupted(this.name, Duration.ofNanos(System.nanoTime() - start));
             }
         }
+        if (last != null && last.unavailable != null) {
+            throw last.unavailable;
+        }
         return Optional.empty();
     }
 
     /**
      * Acquires like {@link #tryAcquire(Duration, Duration)}, but throws when no round reached a
      * majority in time.
+     *
+     * @throws LockAcquisitionException when other owners kept it from a majority
+     * @throws RedisUnavailableException when unreachable or failing masters did
      */
     public Lease acquire(Duration wait, @Nullable Duration leaseTime) {
         long start = System.nanoTime();
@@ -84,8 +90,19 @@ public final class RedlockLock {
                 .orElseThrow(() -> LockAcquisitionException.of(this.name, Duration.ofNanos(System.nanoTime() - start)));
     }
 
-    private Optional<RedlockLease> attempt(Duration lease, boolean watchdog) {
+    /**
+     * One round's result: a lease, or why not.
+     *
+     * @param lease the lease, or null
+     * @param unavailable set when unreachable or failing masters, not other owners, kept the round
+     *     from a majority
+     */
+    private record Round(
+            @Nullable RedlockLease lease, @Nullable RedisUnavailableException unavailable) {}
+
+    private Round attempt(Duration lease, boolean watchdog, long acquireStart) {
         TurnstileRuntime runtime = this.redlock.runtime();
+        RedlockNodes nodes = this.redlock.nodes();
         String owner = runtime.newOwnerToken();
         List<String> keys =
                 List.of(runtime.keys().lock(this.name), runtime.keys().lockFence(this.name));
@@ -94,67 +111,100 @@ public final class RedlockLock {
                 Long.toString(lease.toMillis()),
                 Long.toString(runtime.fenceRetention().toMillis()));
         long start = System.nanoTime();
-        List<CompletableFuture<Long>> calls = new ArrayList<>();
-        List<UnifiedJedis> masters = this.redlock.masters();
-        for (UnifiedJedis master : masters) {
-            calls.add(this.redlock.submit(() -> acquireOn(master, keys, args)));
-        }
-        long granted = 0;
+        List<RedlockNodes.Answer<List<?>>> answers = nodes.callAll(
+                master -> (List<?>) LockScripts.ACQUIRE.run(master, keys, args),
+                start + this.redlock.nodeTimeout().toNanos(),
+                true);
+        int granted = 0;
+        int refused = 0;
         long highestToken = Long.MIN_VALUE;
-        long timeoutEnd = start + this.redlock.nodeTimeout().toNanos();
-        boolean interrupted = false;
-        for (CompletableFuture<Long> call : calls) {
-            Long token;
-            try {
-                token = call.get(Math.max(0, timeoutEnd - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                interrupted = true;
-                token = null;
-            } catch (Exception timedOutOrFailed) {
-                token = null;
+        for (RedlockNodes.Answer<List<?>> answer : answers) {
+            if (!answer.answered()) {
+                continue;
             }
-            if (token != null) {
+            if ((Long) answer.value().get(0) == 1) {
                 granted++;
-                highestToken = Math.max(highestToken, token);
+                highestToken = Math.max(highestToken, (Long) answer.value().get(1));
+            } else {
+                refused++;
             }
         }
+        boolean interrupted = Thread.currentThread().isInterrupted();
+        boolean fenced = !interrupted && granted >= nodes.quorum() && writeBackFence(highestToken, start);
         long elapsed = System.nanoTime() - start;
         long drift = drift(lease);
         long validity = lease.toNanos() - elapsed - drift;
-        if (!interrupted && granted >= this.redlock.quorum() && validity > 0) {
+        if (fenced && validity > 0) {
             // The local deadline is start + lease - drift: the validity, counted from now.
-            return Optional.of(
-                    new RedlockLease(this.redlock, this.name, owner, highestToken, lease, watchdog, start - drift));
+            return new Round(
+                    new RedlockLease(this.redlock, this.name, owner, highestToken, lease, watchdog, start - drift),
+                    null);
         }
         releaseEverywhere(this.redlock, this.name, owner, false);
         // A master that answers after its timeout may still grant: free that grant when it does.
-        for (int i = 0; i < calls.size(); i++) {
+        List<UnifiedJedis> masters = this.redlock.masters();
+        for (int i = 0; i < answers.size(); i++) {
             UnifiedJedis master = masters.get(i);
-            calls.get(i).thenAccept(token -> {
-                if (token != null) {
+            answers.get(i).call().thenAccept(reply -> {
+                if (reply != null && (Long) reply.get(0) == 1) {
                     releaseOn(this.redlock, master, this.name, owner);
                 }
             });
         }
         if (interrupted) {
-            Thread.currentThread().interrupt();
-            throw LockAcquisitionException.interrupted(this.name, Duration.ofNanos(elapsed));
+            throw LockAcquisitionException.interrupted(this.name, Duration.ofNanos(System.nanoTime() - acquireStart));
         }
-        return Optional.empty();
+        // Other owners alone keep a majority away only if more than a minority refused; masters
+        // that answered too slowly for the validity are no outage either.
+        boolean contended = refused > nodes.size() - nodes.quorum();
+        boolean silent = answers.stream().anyMatch(answer -> !answer.answered());
+        boolean outage = granted < nodes.quorum() && !contended && silent;
+        return new Round(null, outage ? unavailable(answers, granted, refused) : null);
+    }
+
+    /**
+     * Raises every master's fencing counter to {@code token}; true when a majority confirmed within
+     * the node timeout. Any later majority shares a master with this one, so it continues above.
+     */
+    private boolean writeBackFence(long token, long start) {
+        TurnstileRuntime runtime = this.redlock.runtime();
+        List<String> keys = List.of(runtime.keys().lockFence(this.name));
+        List<String> args = List.of(
+                Long.toString(token), Long.toString(runtime.fenceRetention().toMillis()));
+        List<RedlockNodes.Answer<Object>> answers = this.redlock
+                .nodes()
+                .callAll(
+                        master -> LockScripts.FENCE_FLOOR.run(master, keys, args),
+                        System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
+                        true,
+                        this.redlock.nodes().quorum());
+        return answers.stream().filter(RedlockNodes.Answer::answered).count()
+                >= this.redlock.nodes().quorum();
+    }
+
+    private RedisUnavailableException unavailable(
+            List<? extends RedlockNodes.Answer<?>> answers, int granted, int refused) {
+        RedlockNodes nodes = this.redlock.nodes();
+        List<String> failing = new ArrayList<>();
+        Throwable cause = null;
+        for (int i = 0; i < answers.size(); i++) {
+            Throwable failure = answers.get(i).failure();
+            if (failure != null) {
+                failing.add(nodes.describe(i) + ": " + failure.getMessage());
+                cause = cause == null ? failure : cause;
+            }
+        }
+        return new RedisUnavailableException(
+                "Could not acquire lock '" + this.name + "' on a majority of the Redlock masters (" + nodes.quorum()
+                        + " of " + nodes.size() + "): " + granted + " granted, " + refused
+                        + " held by another owner, and these did not answer: " + String.join("; ", failing)
+                        + ". Check that the masters are up and reachable.",
+                cause != null ? cause : new IllegalStateException("no answer"));
     }
 
     /** The clock-drift allowance of the Redlock algorithm: 1% of the lease plus 2 ms. */
     static long drift(Duration lease) {
         return lease.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
-    }
-
-    private static @Nullable Long acquireOn(UnifiedJedis master, List<String> keys, List<String> args) {
-        try {
-            List<?> reply = (List<?>) LockScripts.ACQUIRE.run(master, keys, args);
-            return (Long) reply.get(0) == 1 ? (Long) reply.get(1) : null;
-        } catch (JedisException unreachable) {
-            return null;
-        }
     }
 
     private static long releaseOn(Redlock redlock, UnifiedJedis master, String name, String owner) {
@@ -176,21 +226,28 @@ public final class RedlockLock {
      *     owner's release); a failed acquire's clean-up never throws
      */
     static long releaseEverywhere(Redlock redlock, String name, String owner, boolean failIfUnreachable) {
-        List<CompletableFuture<Long>> calls = new ArrayList<>();
-        for (UnifiedJedis master : redlock.masters()) {
-            calls.add(redlock.submit(() -> releaseOn(redlock, master, name, owner)));
-        }
-        long freed = 0;
-        boolean anyUnreachable = false;
-        for (CompletableFuture<Long> call : calls) {
-            long result = call.join();
-            freed += result >= 0 ? 1 : 0;
-            anyUnreachable |= result == -2;
-        }
-        if (failIfUnreachable && anyUnreachable && freed == 0) {
+        TurnstileRuntime runtime = redlock.runtime();
+        List<String> keys = List.of(runtime.keys().lock(name));
+        List<String> args = List.of(owner, runtime.keys().lockChannel(name), "PUBLISH");
+        // Bounded: a master that does not answer in time keeps the key until its TTL, and the
+        // release, still queued for it, frees it when it can.
+        List<RedlockNodes.Answer<Long>> answers = redlock.nodes()
+                .callAll(
+                        master -> (Long) LockScripts.RELEASE.run(master, keys, args),
+                        System.nanoTime() + redlock.nodeTimeout().toNanos(),
+                        false);
+        long freed = answers.stream()
+                .filter(answer -> answer.answered() && answer.value() >= 0)
+                .count();
+        boolean anyUnanswered = answers.stream().anyMatch(answer -> !answer.answered());
+        if (failIfUnreachable && anyUnanswered && freed == 0) {
             throw new RedisUnavailableException(
                     "Could not reach the Redlock masters holding lock '" + name + "'; it expires by its TTL there",
-                    new IllegalStateException("unreachable masters"));
+                    answers.stream()
+                            .map(RedlockNodes.Answer::failure)
+                            .filter(java.util.Objects::nonNull)
+                            .findFirst()
+                            .orElseGet(() -> new IllegalStateException("unreachable masters")));
         }
         return freed;
     }

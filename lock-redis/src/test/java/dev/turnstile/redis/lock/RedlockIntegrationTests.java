@@ -2,8 +2,13 @@ package dev.turnstile.redis.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseLostEvent;
+import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.test.redis.RedisServer;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
@@ -21,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /** Redlock over five independent masters, each a real redis-server that the tests stop and freeze. */
 class RedlockIntegrationTests {
@@ -78,15 +84,121 @@ class RedlockIntegrationTests {
     }
 
     @Test
-    void failsWithThreeOfFiveDownAndLeavesNoKeyAnywhere() {
+    void threeOfFiveDownIsAnOutageNamingTheMastersAndLeavesNoKeyAnywhere() {
         masters.get(2).kill();
         masters.get(3).kill();
         masters.get(4).kill();
         try (Redlock redlock = redlock(Duration.ofMillis(200))) {
-            assertThat(redlock.lock("three-down").tryAcquire(Duration.ofMillis(500), Duration.ofSeconds(10)))
-                    .isEmpty();
+            assertThatThrownBy(
+                            () -> redlock.lock("three-down").tryAcquire(Duration.ofMillis(500), Duration.ofSeconds(10)))
+                    .isInstanceOf(RedisUnavailableException.class)
+                    .hasMessageContaining("2 granted, 0 held by another owner")
+                    .hasMessageContaining("master 2")
+                    .hasMessageContaining("master 4")
+                    .hasCauseInstanceOf(JedisConnectionException.class);
         }
         assertThat(keysOnLiveMasters("three-down")).isZero();
+    }
+
+    @Test
+    void everyMasterDownIsAnOutageNotContention() {
+        masters.forEach(RedisServer::kill);
+        try (Redlock redlock = redlock(Duration.ofMillis(200))) {
+            assertThatThrownBy(() -> redlock.lock("all-down").acquire(Duration.ZERO, Duration.ofSeconds(10)))
+                    .isInstanceOf(RedisUnavailableException.class)
+                    .hasMessageContaining("0 granted, 0 held by another owner")
+                    .hasMessageNotContaining("another owner holds it");
+        }
+    }
+
+    @Test
+    void fencingTokensKeepIncreasingWhenTheGrantingMajorityChanges() {
+        List<JedisPooled> three = this.clients.subList(0, 3);
+        // Master 0's counter runs 5 s ahead (as its clock would): its grants carry the highest token.
+        long ahead;
+        try (redis.clients.jedis.Jedis connection = masters.get(0).connect()) {
+            ahead = Long.parseLong(connection.time().get(0)) * 1_000_000L + 5_000_000L;
+        }
+        three.get(0).set("turnstile:fence:{fenced}", Long.toString(ahead));
+        try (Redlock redlock = Redlock.builder(three)
+                .nodeTimeout(Duration.ofMillis(100))
+                .attempts(1)
+                .build()) {
+            long first;
+            try (Lease lease = redlock.lock("fenced").acquire(Duration.ZERO, Duration.ofSeconds(5))) {
+                first = lease.fencingToken();
+            }
+            assertThat(first).isGreaterThan(ahead);
+            masters.get(0).pause(); // exactly what Redlock tolerates: the next majority is {1, 2}
+            try (Lease lease = redlock.lock("fenced").acquire(Duration.ZERO, Duration.ofSeconds(5))) {
+                assertThat(lease.fencingToken())
+                        .as("the token from majority {1, 2} after one from {0, 1, 2}")
+                        .isGreaterThan(first);
+            } finally {
+                masters.get(0).resume();
+            }
+        }
+    }
+
+    @Test
+    void aSlowRenewalOnTwoMastersIsRetriedUntilTheDeadlineNotReportedLost() {
+        List<JedisPooled> three = this.clients.subList(0, 3);
+        List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Redlock redlock = Redlock.builder(three)
+                .defaultLease(Duration.ofSeconds(3))
+                .nodeTimeout(Duration.ofMillis(100))
+                .build()) {
+            Lease lease = redlock.lock("slow-renewal").acquire(Duration.ZERO, null);
+            lease.onLost(lost::add);
+            // Masters 1 and 2 are paused across the first renewal (at 1 s) and answer again 300 ms later.
+            CompletableFuture<Void> pauses = CompletableFuture.runAsync(() -> {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(800));
+                masters.get(1).pause();
+                masters.get(2).pause();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+                masters.get(1).resume();
+                masters.get(2).resume();
+            });
+            pauses.join();
+            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(lease::isHeld);
+            assertThat(lost).isEmpty();
+            assertThat(keysOnLiveMasters("slow-renewal")).isEqualTo(3);
+            assertThat(lease.release()).isTrue();
+        }
+    }
+
+    @Test
+    void aBlackholedMasterUnderLoadKeepsTheThreadCountFlatAndReleasesBounded() throws Exception {
+        masters.get(4).pause();
+        try (Redlock redlock = redlock(Duration.ofMillis(50))) {
+            ExecutorService callers = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<?>> work = new ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    int caller = t;
+                    work.add(callers.submit(() -> {
+                        for (int i = 0; i < 10; i++) {
+                            Lease lease = redlock.lock("load-" + caller + "-" + i)
+                                    .acquire(Duration.ofSeconds(2), Duration.ofSeconds(10));
+                            assertTimeoutPreemptively(Duration.ofSeconds(2), lease::release);
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> future : work) {
+                    future.get(60, TimeUnit.SECONDS);
+                }
+            } finally {
+                callers.shutdownNow();
+                masters.get(4).resume();
+            }
+            long redlockThreads = Thread.getAllStackTraces().keySet().stream()
+                    .filter(thread -> thread.getName().startsWith("turnstile-redlock-"))
+                    .count();
+            assertThat(redlockThreads)
+                    .as("80 acquires and releases with one master stalled: at most 4 threads per master")
+                    .isLessThanOrEqualTo(5 * 4);
+        }
     }
 
     @Test

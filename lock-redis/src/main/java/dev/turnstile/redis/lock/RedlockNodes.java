@@ -1,0 +1,187 @@
+package dev.turnstile.redis.lock;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The Redlock masters and the calls to them. Each master has its own small, bounded pool of
+ * threads and queue, so a master that stops answering (a SIGSTOP, a black-holed network) ties up
+ * at most its own threads: the thread count stays flat however many calls are made, and a call
+ * whose caller has already given up is dropped instead of sent late. Every wait for an answer is
+ * bounded by the caller's deadline. Thread-safe.
+ */
+final class RedlockNodes implements AutoCloseable {
+
+    /** Threads per master: enough for concurrent acquires, renewals and releases of one process. */
+    private static final int THREADS_PER_MASTER = 4;
+    /** Calls queued per master before further calls to it fail at once. */
+    private static final int QUEUE_PER_MASTER = 256;
+
+    private final List<UnifiedJedis> masters;
+    private final List<ThreadPoolExecutor> executors = new ArrayList<>();
+
+    RedlockNodes(List<UnifiedJedis> masters) {
+        this.masters = List.copyOf(masters);
+        for (int i = 0; i < this.masters.size(); i++) {
+            int master = i;
+            AtomicInteger threads = new AtomicInteger();
+            ThreadPoolExecutor executor = new ThreadPoolExecutor(
+                    THREADS_PER_MASTER,
+                    THREADS_PER_MASTER,
+                    30,
+                    TimeUnit.SECONDS,
+                    new ArrayBlockingQueue<>(QUEUE_PER_MASTER),
+                    task -> {
+                        Thread thread =
+                                new Thread(task, "turnstile-redlock-" + master + "-" + threads.incrementAndGet());
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+            executor.allowCoreThreadTimeOut(true);
+            this.executors.add(executor);
+        }
+    }
+
+    int size() {
+        return this.masters.size();
+    }
+
+    /** Returns how many masters must agree: a majority. */
+    int quorum() {
+        return this.masters.size() / 2 + 1;
+    }
+
+    /** Returns a name for master {@code index} in messages. */
+    String describe(int index) {
+        return "master " + index + " (" + this.masters.get(index) + ")";
+    }
+
+    /**
+     * Sends {@code call} to every master in parallel and waits until {@code deadlineNanos} at most.
+     * A call that has not started by then is never sent.
+     *
+     * @param dropIfLate whether a call that could not start before the deadline is skipped
+     *     (acquire, renew, write-back); releases pass false, as a late release still frees a key
+     * @return one answer per master, in the masters' order
+     */
+    <T> List<Answer<T>> callAll(Function<UnifiedJedis, T> call, long deadlineNanos, boolean dropIfLate) {
+        return callAll(call, deadlineNanos, dropIfLate, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Like {@link #callAll(Function, long, boolean)}, but stops waiting once {@code enough} masters
+     * answered; the others' answers are reported as not (yet) given.
+     */
+    <T> List<Answer<T>> callAll(Function<UnifiedJedis, T> call, long deadlineNanos, boolean dropIfLate, int enough) {
+        List<CompletableFuture<T>> calls = new ArrayList<>();
+        for (int i = 0; i < this.masters.size(); i++) {
+            UnifiedJedis master = this.masters.get(i);
+            CompletableFuture<T> future = new CompletableFuture<>();
+            try {
+                this.executors.get(i).execute(() -> {
+                    if (dropIfLate && System.nanoTime() > deadlineNanos) {
+                        future.completeExceptionally(new TimeoutException("not sent: the caller gave up"));
+                        return;
+                    }
+                    try {
+                        future.complete(call.apply(master));
+                    } catch (RuntimeException e) {
+                        future.completeExceptionally(e);
+                    }
+                });
+            } catch (RejectedExecutionException busy) {
+                future.completeExceptionally(busy);
+            }
+            calls.add(future);
+        }
+        if (enough < calls.size()) {
+            awaitEnough(calls, deadlineNanos, enough);
+        }
+        List<Answer<T>> answers = new ArrayList<>();
+        boolean interrupted = false;
+        int answered = 0;
+        for (CompletableFuture<T> pending : calls) {
+            if (answered >= enough && !pending.isDone()) {
+                answers.add(new Answer<>(pending, null, new TimeoutException("not awaited: enough masters answered")));
+                continue;
+            }
+            try {
+                long wait = Math.max(0, deadlineNanos - System.nanoTime());
+                answers.add(new Answer<>(pending, pending.get(wait, TimeUnit.NANOSECONDS), null));
+                answered++;
+            } catch (InterruptedException e) {
+                interrupted = true;
+                answers.add(new Answer<>(pending, null, e));
+            } catch (ExecutionException e) {
+                answers.add(new Answer<>(pending, null, e.getCause()));
+            } catch (TimeoutException e) {
+                answers.add(new Answer<>(pending, null, new TimeoutException("no answer within the node timeout")));
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return answers;
+    }
+
+    /** Waits until {@code enough} calls completed normally, or all completed, or the deadline. */
+    private static <T> void awaitEnough(List<CompletableFuture<T>> calls, long deadlineNanos, int enough) {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(enough);
+        java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
+        for (CompletableFuture<T> pending : calls) {
+            pending.whenComplete((value, failure) -> {
+                if (failure == null) {
+                    done.countDown();
+                }
+                if (finished.incrementAndGet() == calls.size()) {
+                    while (done.getCount() > 0) {
+                        done.countDown();
+                    }
+                }
+            });
+        }
+        try {
+            done.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Returns the number of threads the masters' pools run now (for tests). */
+    int threads() {
+        return this.executors.stream().mapToInt(ThreadPoolExecutor::getPoolSize).sum();
+    }
+
+    @Override
+    public void close() {
+        this.executors.forEach(ThreadPoolExecutor::shutdownNow);
+    }
+
+    /**
+     * One master's answer.
+     *
+     * @param call the call, still running if it timed out
+     * @param value the reply, or null
+     * @param failure why there is no reply (an error or a timeout), or null
+     */
+    record Answer<T>(
+            CompletableFuture<T> call,
+            @Nullable T value,
+            @Nullable Throwable failure) {
+
+        boolean answered() {
+            return this.failure == null;
+        }
+    }
+}
