@@ -75,6 +75,50 @@ class ClusterPartitionIntegrationTests {
         }
     }
 
+    @Test
+    void leasesOnHealthyMastersKeepRenewingWhileAnotherMasterIsFrozen() {
+        try (RedisCluster cluster = RedisCluster.start(3, 0, "--cluster-require-full-coverage", "no");
+                JedisCluster client = new JedisCluster(
+                        cluster.seeds(),
+                        DefaultJedisClientConfig.builder()
+                                .socketTimeoutMillis(6000)
+                                .build(),
+                        1);
+                Turnstile turnstile = Turnstile.builder(client)
+                        .defaultLease(Duration.ofSeconds(1))
+                        .build()) {
+            RedisServer frozen = cluster.masters().get(0);
+            List<Lease> healthy = new java.util.ArrayList<>();
+            List<Lease> stuck = new java.util.ArrayList<>();
+            List<LeaseLostEvent> healthyLost = new CopyOnWriteArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                String name = "lease-" + i;
+                Lease lease = turnstile.lock(name).acquire(Duration.ZERO, null);
+                if (masterOf(cluster, JedisClusterCRC16.getSlot(name)).equals(frozen.hostAndPort())) {
+                    stuck.add(lease);
+                } else {
+                    healthy.add(lease);
+                    lease.onLost(healthyLost::add);
+                }
+            }
+            assertThat(stuck).isNotEmpty();
+            assertThat(healthy).hasSizeGreaterThan(stuck.size());
+
+            frozen.pause();
+            try {
+                // 2.5 leases: each renewal sent to the frozen master blocks in a socket read.
+                await().during(Duration.ofMillis(2500))
+                        .atMost(Duration.ofSeconds(4))
+                        .until(() -> healthy.stream().allMatch(Lease::isHeld));
+                assertThat(stuck).noneMatch(Lease::isHeld);
+            } finally {
+                frozen.resume();
+            }
+            assertThat(healthyLost).isEmpty();
+            healthy.forEach(lease -> assertThat(lease.release()).isTrue());
+        }
+    }
+
     private static HostAndPort masterOf(RedisCluster cluster, int slot) {
         for (RedisServer master : cluster.masters()) {
             try (Jedis jedis = master.connect()) {

@@ -1,5 +1,7 @@
 package dev.turnstile.redis.support;
 
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -8,20 +10,30 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The schedulers per {@code Turnstile} that renew watchdog leases and notice leases whose time ran
- * out. Renewals (and other Redis work) run on the renewal threads; deadline checks run on a thread
- * of their own that never calls Redis, so a renewal stuck in a socket read (a network partition)
- * cannot delay the moment a lease is found lost. All threads are daemons: a process that dies
- * stops renewing, and its leases expire in Redis after their lease time.
+ * out. The scheduler threads only keep time: each renewal (and other Redis work) runs on a pooled
+ * I/O thread of its own, so a renewal stuck on one slow or black-holed server never delays the
+ * renewals of leases on healthy servers. Deadline checks run on a thread of their own that never
+ * calls Redis, so a renewal stuck in a socket read (a network partition) cannot delay the moment a
+ * lease is found lost. All threads are daemons: a process that dies stops renewing, and its
+ * leases expire in Redis after their lease time.
  */
 public final class Watchdog implements AutoCloseable {
 
     private final ScheduledThreadPoolExecutor scheduler;
     private final ScheduledThreadPoolExecutor deadlines;
+    /** Grows with the Redis calls in flight at once, which one stuck server cannot starve. */
+    private final ExecutorService io;
 
-    /** Creates a scheduler with {@code threads} daemon renewal threads and one deadline thread. */
+    /** Creates {@code threads} daemon scheduler threads, one deadline thread, and the I/O pool. */
     public Watchdog(int threads) {
         this.scheduler = daemonScheduler(threads, "turnstile-watchdog-");
         this.deadlines = daemonScheduler(1, "turnstile-deadline-");
+        AtomicInteger io = new AtomicInteger();
+        this.io = Executors.newCachedThreadPool(task -> {
+            Thread thread = new Thread(task, "turnstile-watchdog-io-" + io.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     private static ScheduledThreadPoolExecutor daemonScheduler(int threads, String prefix) {
@@ -36,12 +48,21 @@ public final class Watchdog implements AutoCloseable {
     }
 
     /**
-     * Runs {@code task}, which may call Redis, once after {@code delayNanos} on a renewal thread.
+     * Runs {@code task}, which may call Redis, once after {@code delayNanos} on an I/O thread.
+     * Cancelling the returned future before it fires keeps the task from running.
      *
      * @throws IllegalStateException if the watchdog was closed (its {@code Turnstile} is closed)
      */
     public ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
-        return schedule(this.scheduler, task, delayNanos);
+        return schedule(this.scheduler, () -> runOnIo(task), delayNanos);
+    }
+
+    private void runOnIo(Runnable task) {
+        try {
+            this.io.execute(task);
+        } catch (RejectedExecutionException closed) {
+            // closed meanwhile: nothing renews any more
+        }
     }
 
     /**
@@ -77,5 +98,6 @@ public final class Watchdog implements AutoCloseable {
     public void close() {
         this.scheduler.shutdownNow();
         this.deadlines.shutdownNow();
+        this.io.shutdownNow();
     }
 }

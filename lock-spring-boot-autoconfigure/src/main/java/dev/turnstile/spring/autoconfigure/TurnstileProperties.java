@@ -203,7 +203,7 @@ public class TurnstileProperties {
     /** The lease renewal scheduler. */
     public static class Watchdog {
 
-        /** Threads that renew leases. */
+        /** Threads that time lease renewals; the renewals' Redis calls run on a pool that grows as needed. */
         private int threads = 1;
 
         public int getThreads() {

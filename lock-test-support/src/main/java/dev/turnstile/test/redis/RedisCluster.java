@@ -28,13 +28,21 @@ public final class RedisCluster implements AutoCloseable {
 
     /** Starts and forms a cluster; returns once every node reports {@code cluster_state:ok}. */
     public static RedisCluster start(int masters, int replicasPerMaster) {
+        return start(masters, replicasPerMaster, new String[0]);
+    }
+
+    /**
+     * Starts and forms a cluster whose nodes also get {@code arguments} (e.g. {@code
+     * "--cluster-require-full-coverage", "no"}, so the other masters keep serving while one is down).
+     */
+    public static RedisCluster start(int masters, int replicasPerMaster, String... arguments) {
         RedisCluster cluster = new RedisCluster();
         try {
             for (int i = 0; i < masters; i++) {
-                cluster.masters.add(node());
+                cluster.masters.add(node(arguments));
             }
             for (int i = 0; i < masters * replicasPerMaster; i++) {
-                cluster.replicas.add(node());
+                cluster.replicas.add(node(arguments));
             }
             cluster.form(replicasPerMaster);
             return cluster;
@@ -100,16 +108,13 @@ public final class RedisCluster implements AutoCloseable {
         return all;
     }
 
-    private static RedisServer node() {
+    private static RedisServer node(String... extra) {
+        List<String> arguments = new ArrayList<>(List.of(
+                "--cluster-enabled", "yes", "--cluster-node-timeout", "1000", "--cluster-config-file", "nodes.conf"));
+        arguments.addAll(List.of(extra));
         return RedisServer.builder()
                 .port(RedisServer.freeClusterPort())
-                .arguments(
-                        "--cluster-enabled",
-                        "yes",
-                        "--cluster-node-timeout",
-                        "1000",
-                        "--cluster-config-file",
-                        "nodes.conf")
+                .arguments(arguments.toArray(String[]::new))
                 .start();
     }
 
