@@ -119,6 +119,37 @@ class ClusterPartitionIntegrationTests {
         }
     }
 
+    @Test
+    void aVersionProbeThatFoundNoNodeIsTriedAgainLater() {
+        RedisCluster cluster = SharedCluster.cluster();
+        List<PartitionProxy> proxies = new java.util.ArrayList<>();
+        java.util.Map<Integer, HostAndPort> routes = new java.util.HashMap<>();
+        for (HostAndPort node : cluster.seeds()) {
+            PartitionProxy proxy = PartitionProxy.to(node);
+            proxies.add(proxy);
+            routes.put(node.getPort(), proxy.hostAndPort());
+        }
+        try (JedisCluster client = new JedisCluster(
+                        cluster.seeds(),
+                        DefaultJedisClientConfig.builder()
+                                .socketTimeoutMillis(300)
+                                .hostAndPortMapper(node -> routes.getOrDefault(node.getPort(), node))
+                                .build(),
+                        2);
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            proxies.forEach(PartitionProxy::partition);
+            assertThat(turnstile.runtime().shardedSignals())
+                    .as("no node answers: plain pub/sub for now")
+                    .isFalse();
+            proxies.forEach(PartitionProxy::heal);
+            await().atMost(Duration.ofSeconds(10))
+                    .alias("probed again once the nodes answer")
+                    .until(() -> turnstile.runtime().shardedSignals());
+        } finally {
+            proxies.forEach(PartitionProxy::close);
+        }
+    }
+
     private static HostAndPort masterOf(RedisCluster cluster, int slot) {
         for (RedisServer master : cluster.masters()) {
             try (Jedis jedis = master.connect()) {

@@ -51,18 +51,38 @@ public final class TurnstileRuntime implements AutoCloseable {
         this.listeners = List.copyOf(listeners);
     }
 
+    /** How long after a failed version probe the next one may run. */
+    private static final long PROBE_RETRY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+
     private volatile @org.jspecify.annotations.Nullable Boolean sharded;
+    private volatile long nextProbeNanos = System.nanoTime();
 
     /**
      * Whether release signals use sharded pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE}): on a
-     * Redis Cluster of version 7 or later. Decided once, at first use.
+     * Redis Cluster of version 7 or later. Decided once the cluster's version could be read; while
+     * no node answers, plain pub/sub is used and the version is probed again (at most once a
+     * second), so one unlucky start never leaves a process publishing where the others do not listen.
      */
     public boolean shardedSignals() {
         Boolean decided = this.sharded;
-        if (decided == null) {
-            decided = this.redis instanceof redis.clients.jedis.JedisCluster cluster && majorVersion(cluster) >= 7;
-            this.sharded = decided;
+        if (decided != null) {
+            return decided;
         }
+        if (!(this.redis instanceof redis.clients.jedis.JedisCluster cluster)) {
+            this.sharded = false;
+            return false;
+        }
+        long now = System.nanoTime();
+        if (now - this.nextProbeNanos < 0) {
+            return false;
+        }
+        java.util.OptionalInt version = majorVersion(cluster);
+        if (version.isEmpty()) {
+            this.nextProbeNanos = now + PROBE_RETRY_NANOS;
+            return false;
+        }
+        decided = version.getAsInt() >= 7;
+        this.sharded = decided;
         return decided;
     }
 
@@ -71,21 +91,21 @@ public final class TurnstileRuntime implements AutoCloseable {
         return shardedSignals() ? "SPUBLISH" : "PUBLISH";
     }
 
-    private static int majorVersion(redis.clients.jedis.JedisCluster cluster) {
+    /** The cluster's major version, from the first node that answers; empty if none does. */
+    private static java.util.OptionalInt majorVersion(redis.clients.jedis.JedisCluster cluster) {
         for (redis.clients.jedis.ConnectionPool pool : cluster.getClusterNodes().values()) {
             try (redis.clients.jedis.Connection connection = pool.getResource()) {
                 String info = new redis.clients.jedis.Jedis(connection).info("server");
                 return info.lines()
                         .filter(line -> line.startsWith("redis_version:"))
-                        .map(line -> Integer.parseInt(
+                        .mapToInt(line -> Integer.parseInt(
                                 line.substring("redis_version:".length()).split("\\.")[0]))
-                        .findFirst()
-                        .orElse(0);
+                        .findFirst();
             } catch (RuntimeException e) {
                 log.debug("Could not read a cluster node's version: {}", e.getMessage());
             }
         }
-        return 0;
+        return java.util.OptionalInt.empty();
     }
 
     /** Returns the Redis client. */
