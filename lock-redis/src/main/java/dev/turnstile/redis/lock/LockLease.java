@@ -1,5 +1,6 @@
 package dev.turnstile.redis.lock;
 
+import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.support.ManagedLease;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.time.Duration;
@@ -44,13 +45,30 @@ final class LockLease extends ManagedLease {
         this.gate.exit(waitersElsewhere);
     }
 
+    /**
+     * Renews (or extends) the grant. Under {@code minReplicas} the renewal must reach that many
+     * replicas too, as the grant did; when it does not, the lease keeps its previous deadline and
+     * {@link RedisUnavailableException} says why (the watchdog tries again until the deadline).
+     */
     static RenewalOutcome renew(TurnstileRuntime runtime, String name, String ownerToken, Duration leaseTime) {
-        Object result = runtime.eval(
-                LockScripts.RENEW,
-                "renew lock '" + name + "'",
-                List.of(runtime.keys().lock(name)),
-                List.of(ownerToken, Long.toString(leaseTime.toMillis())));
-        long code = (Long) result;
+        String operation = "renew lock '" + name + "'";
+        List<String> keys = List.of(runtime.keys().lock(name));
+        List<String> args = List.of(ownerToken, Long.toString(leaseTime.toMillis()));
+        long code;
+        if (runtime.minReplicas() > 0) {
+            TurnstileRuntime.Replicated replicated = runtime.evalReplicated(LockScripts.RENEW, operation, keys, args);
+            code = (Long) replicated.reply();
+            if (code == 1 && replicated.replicas() < runtime.minReplicas()) {
+                throw new RedisUnavailableException(
+                        "The renewal of lock '" + name + "' reached only " + replicated.replicas() + " of the "
+                                + runtime.minReplicas() + " replicas required (minReplicas); the lease keeps its"
+                                + " previous deadline",
+                        new IllegalStateException(
+                                "WAIT " + runtime.minReplicas() + " answered " + replicated.replicas()));
+            }
+        } else {
+            code = (Long) runtime.eval(LockScripts.RENEW, operation, keys, args);
+        }
         return code == 1 ? RenewalOutcome.RENEWED : code == 0 ? RenewalOutcome.GONE : RenewalOutcome.TAKEN_OVER;
     }
 

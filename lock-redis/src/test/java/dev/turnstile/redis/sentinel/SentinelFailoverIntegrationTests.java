@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseLostEvent;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.test.redis.RedisSentinelGroup;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
@@ -55,6 +58,38 @@ class SentinelFailoverIntegrationTests {
         assertThat(withWait)
                 .as("with WAIT the grant is refused instead of lost")
                 .isZero();
+    }
+
+    @Test
+    void underMinReplicasAnExtensionOrRenewalNoReplicaConfirmedIsNotClaimed() {
+        try (RedisSentinelGroup group = RedisSentinelGroup.start(1);
+                JedisSentineled client = group.newClient(Duration.ofMillis(500));
+                Turnstile turnstile = Turnstile.builder(client)
+                        .minReplicas(1, Duration.ofMillis(200))
+                        .defaultLease(Duration.ofSeconds(1))
+                        .build()) {
+            Lease fixed = turnstile.lock("extended").acquire(Duration.ZERO, Duration.ofSeconds(3));
+            Lease watched = turnstile.lock("renewed").acquire(Duration.ZERO, null);
+            List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+            watched.onLost(lost::add);
+
+            group.replicas().get(0).pause();
+            try (Jedis master = group.initialMaster().connect()) {
+                master.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "replica");
+            }
+            try {
+                assertThatThrownBy(() -> fixed.extend(Duration.ofSeconds(60)))
+                        .isInstanceOf(RedisUnavailableException.class)
+                        .hasMessageContaining("reached only 0 of the 1 replicas");
+                assertThat(fixed.remaining())
+                        .as("the new deadline is not claimed")
+                        .isLessThanOrEqualTo(Duration.ofSeconds(3));
+                await().atMost(Duration.ofSeconds(4)).until(() -> lost.size() == 1);
+                assertThat(lost.get(0).reason()).isEqualTo(LeaseLostEvent.Reason.RENEWAL_MISSED);
+            } finally {
+                group.replicas().get(0).resume();
+            }
+        }
     }
 
     /** Returns 1 if two owners held the lock at once across a failover, else 0. */
