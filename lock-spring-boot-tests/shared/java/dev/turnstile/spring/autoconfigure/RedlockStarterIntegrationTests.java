@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import dev.turnstile.spring.BootLine;
+import dev.turnstile.spring.actuate.TurnstileEndpoint;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -47,6 +48,23 @@ class RedlockStarterIntegrationTests {
                                             .map(m -> m.client().exists("turnstile:lock:{invoice:9}"))
                                             .toList());
                     assertThat(heldOnMasters).containsExactly(true, true, true);
+                    TurnstileEndpoint endpoint = context.getBean(TurnstileEndpoint.class);
+                    List<Object> seen = context.getBean(Invoices.class).issue("10", () -> {
+                        TurnstileEndpoint.Report report = endpoint.report();
+                        List<String> locks = report.redis().locks().stream()
+                                .map(TurnstileEndpoint.RedisLock::name)
+                                .toList();
+                        List<String> released = endpoint.forceRelease("invoice:10").get("released");
+                        return List.of(report.redis().locksOn(), locks, released, masters.stream()
+                                .map(m -> m.client().exists("turnstile:lock:{invoice:10}"))
+                                .toList());
+                    });
+                    assertThat(seen.get(0)).isEqualTo("redlock over 3 masters");
+                    assertThat(seen.get(1)).isEqualTo(List.of("invoice:10"));
+                    assertThat(seen.get(2)).isEqualTo(List.of("invoice:10"));
+                    assertThat(seen.get(3))
+                            .as("force-released on every master")
+                            .isEqualTo(List.of(false, false, false));
                     assertThat(redis.server().client().exists("turnstile:lock:{invoice:9}"))
                             .as("not on spring.data.redis")
                             .isFalse();
@@ -71,7 +89,7 @@ class RedlockStarterIntegrationTests {
 
     public static class Invoices {
         @DistributedLock(key = "invoice:#id")
-        public List<Boolean> issue(String id, Supplier<List<Boolean>> probe) {
+        public <T> T issue(String id, Supplier<T> probe) {
             return probe.get();
         }
     }

@@ -2,12 +2,14 @@ package dev.turnstile.redis.lock;
 
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseListener;
+import dev.turnstile.redis.inspect.LockInspector;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -124,6 +126,37 @@ public final class Redlock implements AutoCloseable {
             throw e;
         }
         return Optional.of(taken.size() == 1 ? taken.get(0) : new MultiLease(taken));
+    }
+
+    /**
+     * Returns the locks held on a majority of the masters now, as seen by scanning each master
+     * (for operators; SCAN, not for hot paths): one entry per lock and owner, with the shortest
+     * time to live among the masters that hold it. Masters that do not answer are left out.
+     */
+    public List<LockInspector.HeldLock> heldLocks() {
+        Map<String, List<LockInspector.HeldLock>> byOwner = new java.util.LinkedHashMap<>();
+        for (UnifiedJedis master : this.masters) {
+            try {
+                for (LockInspector.HeldLock lock :
+                        new LockInspector(master).heldLocks(this.runtime.keys().prefix())) {
+                    byOwner.computeIfAbsent(lock.name() + "\u0000" + lock.owner(), key -> new ArrayList<>())
+                            .add(lock);
+                }
+            } catch (RuntimeException unreachable) {
+                // a master that does not answer holds nothing we can show
+            }
+        }
+        return byOwner.values().stream()
+                .filter(copies -> copies.size() >= quorum())
+                .map(copies -> copies.stream()
+                        .min(java.util.Comparator.comparing(LockInspector.HeldLock::remaining))
+                        .orElseThrow())
+                .toList();
+    }
+
+    /** Returns the number of masters. */
+    public int masterCount() {
+        return this.masters.size();
     }
 
     /** Returns how many masters must grant a lock: a majority. */

@@ -19,6 +19,8 @@ import redis.clients.jedis.exceptions.JedisException;
 /** One Redlock lock name over the masters of a {@link Redlock}. Thread-safe. */
 public final class RedlockLock {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedlockLock.class);
+
     private final Redlock redlock;
     private final String name;
 
@@ -88,6 +90,30 @@ public final class RedlockLock {
         long start = System.nanoTime();
         return tryAcquire(wait, leaseTime)
                 .orElseThrow(() -> LockAcquisitionException.of(this.name, Duration.ofNanos(System.nanoTime() - start)));
+    }
+
+    /**
+     * Deletes the lock on every master whoever holds it, for operators (the holder finds it lost at
+     * its next renewal); waits for each master at most the node timeout.
+     *
+     * @return whether any master held it
+     */
+    public boolean forceRelease() {
+        TurnstileRuntime runtime = this.redlock.runtime();
+        List<String> keys = List.of(runtime.keys().lock(this.name));
+        List<String> args = List.of(runtime.keys().lockChannel(this.name), "PUBLISH");
+        boolean held = this.redlock
+                .nodes()
+                .callAll(
+                        master -> (Long) LockScripts.FORCE_RELEASE.run(master, keys, args),
+                        System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
+                        false)
+                .stream()
+                .anyMatch(answer -> answer.answered() && answer.value() == 1);
+        if (held) {
+            log.warn("Force-released Redlock lock '{}'", this.name);
+        }
+        return held;
     }
 
     /**

@@ -2,10 +2,12 @@ package dev.turnstile.spring.actuate;
 
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.inspect.LockInspector;
+import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.aop.HeldGuards;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -13,17 +15,22 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * {@code /actuator/turnstile}: what this node holds, and what Redis holds under the key prefix.
  * The write operation force-releases a named lock (guarded like every actuator write: expose and
- * secure it deliberately).
+ * secure it deliberately). With {@code turnstile.redlock.nodes}, locks are read from and released
+ * on the Redlock masters, where {@code @DistributedLock} takes them; semaphores always live in
+ * {@code spring.data.redis}.
  */
 @Endpoint(id = "turnstile")
 public class TurnstileEndpoint {
 
     private final Turnstile turnstile;
     private final HeldGuards held;
+    private final @Nullable Redlock redlock;
 
-    public TurnstileEndpoint(Turnstile turnstile, HeldGuards held) {
+    /** Reports {@code turnstile}'s Redis and, when given, takes locks from {@code redlock}'s masters. */
+    public TurnstileEndpoint(Turnstile turnstile, HeldGuards held, @Nullable Redlock redlock) {
         this.turnstile = turnstile;
         this.held = held;
+        this.redlock = redlock;
     }
 
     /** This node's held locks and permits, and Redis's view under the prefix. */
@@ -40,19 +47,25 @@ public class TurnstileEndpoint {
                 .toList();
         String prefix = this.turnstile.runtime().keys().prefix();
         LockInspector inspector = new LockInspector(this.turnstile.runtime().redis());
-        List<RedisLock> locks = inspector.heldLocks(prefix).stream()
-                .map(lock -> new RedisLock(lock.name(), lock.remaining().toMillis()))
-                .toList();
+        List<RedisLock> locks = (this.redlock != null ? this.redlock.heldLocks() : inspector.heldLocks(prefix))
+                .stream()
+                        .map(lock -> new RedisLock(lock.name(), lock.remaining().toMillis()))
+                        .toList();
         List<RedisSemaphore> semaphores = inspector.semaphores(prefix).stream()
                 .map(semaphore ->
                         new RedisSemaphore(semaphore.name(), semaphore.holders().size()))
                 .toList();
-        return new Report(node, new RedisView(prefix, locks, semaphores));
+        String locksOn =
+                this.redlock != null ? "redlock over " + this.redlock.masterCount() + " masters" : "spring.data.redis";
+        return new Report(node, new RedisView(prefix, locksOn, locks, semaphores));
     }
 
-    /** Deletes lock {@code name} whoever holds it; returns the names that were held. */
+    /** Deletes lock {@code name} whoever holds it (on every Redlock master); returns the names that were held. */
     @WriteOperation
     public Map<String, List<String>> forceRelease(String name) {
+        if (this.redlock != null) {
+            return Map.of("released", this.redlock.lock(name).forceRelease() ? List.of(name) : List.of());
+        }
         return Map.of("released", this.turnstile.lock(name).forceRelease());
     }
 
@@ -68,8 +81,8 @@ public class TurnstileEndpoint {
             long leaseRemainingMillis,
             Map<String, Long> fencingTokens) {}
 
-    /** Redis's view under the prefix. */
-    public record RedisView(String prefix, List<RedisLock> locks, List<RedisSemaphore> semaphores) {}
+    /** Redis's view under the prefix; {@code locksOn} says where the locks were read. */
+    public record RedisView(String prefix, String locksOn, List<RedisLock> locks, List<RedisSemaphore> semaphores) {}
 
     /** A held lock in Redis. */
     public record RedisLock(String name, long ttlMillis) {}

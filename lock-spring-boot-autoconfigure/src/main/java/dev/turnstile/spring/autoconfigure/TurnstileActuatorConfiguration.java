@@ -1,8 +1,10 @@
 package dev.turnstile.spring.autoconfigure;
 
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.actuate.TurnstileEndpoint;
 import dev.turnstile.spring.aop.HeldGuards;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -21,8 +23,8 @@ class TurnstileActuatorConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        TurnstileEndpoint turnstileEndpoint(Turnstile turnstile, HeldGuards held) {
-            return new TurnstileEndpoint(turnstile, held);
+        TurnstileEndpoint turnstileEndpoint(Turnstile turnstile, HeldGuards held, ObjectProvider<Redlock> redlock) {
+            return new TurnstileEndpoint(turnstile, held, redlock.getIfAvailable());
         }
     }
 }
