@@ -3,6 +3,8 @@ package dev.turnstile.spring.aop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.turnstile.annotation.DistributedLock;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.spring.BootLine;
@@ -16,11 +18,8 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -30,7 +29,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  * from Redis by a network partition (bytes held back, nothing closed): each fires at the lease's
  * deadline, while the partition lasts.
  */
-@ExtendWith(OutputCaptureExtension.class)
 class PartitionedGuardIntegrationTests {
 
     @RegisterExtension
@@ -80,11 +78,24 @@ class PartitionedGuardIntegrationTests {
     }
 
     @Test
-    void logModeLogsTheLossWhileCutOff(CapturedOutput output) {
-        node("log").run(context -> {
-            assertThat(context.getBean(Job.class).runUntilLost("l")).isEqualTo("lost while cut off");
-            assertThat(output).contains("Lost lock 'l'").contains("RENEWAL_MISSED");
-        });
+    void logModeLogsTheLossWhileCutOff() {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger)
+                org.slf4j.LoggerFactory.getLogger("dev.turnstile.redis.support.ManagedLease");
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        warnings.start();
+        logger.addAppender(warnings);
+        try {
+            node("log").run(context -> {
+                assertThat(context.getBean(Job.class).runUntilLost("l")).isEqualTo("lost while cut off");
+                assertThat(warnings.list)
+                        .extracting(ILoggingEvent::getFormattedMessage)
+                        .anySatisfy(message -> assertThat(message)
+                                .contains("Lost lock 'l'")
+                                .contains("RENEWAL_MISSED"));
+            });
+        } finally {
+            logger.detachAppender(warnings);
+        }
     }
 
     /** Guarded methods that cut the network themselves once inside, then wait for the loss. */
