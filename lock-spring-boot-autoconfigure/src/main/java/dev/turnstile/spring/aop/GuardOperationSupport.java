@@ -118,20 +118,14 @@ public final class GuardOperationSupport {
         }
         Lease lease = acquired.get();
         LockContext context = new LockContext(label, lease);
-        MethodThread running = this.onLeaseLost == OnLeaseLost.INTERRUPT ? MethodThread.watch(lease) : null;
         boolean deferred =
                 this.transactions != null && this.transactions.deferRelease(context, () -> release(guard, lease));
         if (this.transactions != null) {
             this.transactions.guardCommit(context);
         }
-        LockContext.push(context);
         try {
-            return invoker.invoke();
+            return runUnder(context, invoker);
         } finally {
-            LockContext.pop();
-            if (running != null) {
-                running.finished();
-            }
             if (!deferred) {
                 release(guard, lease);
             }
@@ -148,8 +142,13 @@ public final class GuardOperationSupport {
         if (needed != null && joined.lease().remaining().compareTo(needed) < 0) {
             joined.lease().extend(needed);
         }
-        MethodThread running = this.onLeaseLost == OnLeaseLost.INTERRUPT ? MethodThread.watch(joined.lease()) : null;
-        LockContext.push(joined);
+        return runUnder(joined, invoker);
+    }
+
+    /** Runs the method with {@code context} current, interrupted on a lost lease in INTERRUPT mode. */
+    private @Nullable Object runUnder(LockContext context, Invoker invoker) throws Throwable {
+        MethodThread running = this.onLeaseLost == OnLeaseLost.INTERRUPT ? MethodThread.watch(context.lease()) : null;
+        LockContext.push(context);
         try {
             return invoker.invoke();
         } finally {
