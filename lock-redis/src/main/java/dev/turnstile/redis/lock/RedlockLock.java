@@ -167,15 +167,14 @@ public final class RedlockLock {
                     null);
         }
         releaseEverywhere(this.redlock, this.name, owner, false);
-        // A master that answers after its timeout may still grant: free that grant when it does.
+        // A master that answered late or not at all may still have granted (a lost reply counts
+        // too): once its call completes, free it there, owner-checked, on that master's pool.
         List<UnifiedJedis> masters = this.redlock.masters();
         for (int i = 0; i < answers.size(); i++) {
-            UnifiedJedis master = masters.get(i);
-            answers.get(i).call().thenAccept(reply -> {
-                if (reply != null && (Long) reply.get(0) == 1) {
-                    releaseOn(this.redlock, master, this.name, owner);
-                }
-            });
+            if (!answers.get(i).answered()) {
+                UnifiedJedis master = masters.get(i);
+                nodes.afterCall(i, answers.get(i).call(), () -> releaseOn(this.redlock, master, this.name, owner));
+            }
         }
         if (interrupted) {
             throw LockAcquisitionException.interrupted(this.name, Duration.ofNanos(System.nanoTime() - acquireStart));

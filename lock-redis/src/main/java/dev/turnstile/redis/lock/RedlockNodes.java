@@ -105,28 +105,36 @@ final class RedlockNodes implements AutoCloseable {
             }
             calls.add(future);
         }
-        if (enough < calls.size()) {
-            awaitEnough(calls, deadlineNanos, enough);
-        }
-        List<Answer<T>> answers = new ArrayList<>();
         boolean interrupted = false;
-        int answered = 0;
+        if (enough < calls.size()) {
+            interrupted = awaitEnough(calls, deadlineNanos, enough);
+        }
+        boolean enoughAnswered = calls.stream()
+                        .filter(pending -> pending.isDone() && !pending.isCompletedExceptionally())
+                        .count()
+                >= enough;
+        List<Answer<T>> answers = new ArrayList<>();
         for (CompletableFuture<T> pending : calls) {
-            if (answered >= enough && !pending.isDone()) {
+            if (enoughAnswered && !pending.isDone()) {
                 answers.add(new Answer<>(pending, null, new TimeoutException("not awaited: enough masters answered")));
                 continue;
             }
-            try {
-                long wait = Math.max(0, deadlineNanos - System.nanoTime());
-                answers.add(new Answer<>(pending, pending.get(wait, TimeUnit.NANOSECONDS), null));
-                answered++;
-            } catch (InterruptedException e) {
-                interrupted = true;
-                answers.add(new Answer<>(pending, null, e));
-            } catch (ExecutionException e) {
-                answers.add(new Answer<>(pending, null, e.getCause()));
-            } catch (TimeoutException e) {
-                answers.add(new Answer<>(pending, null, new TimeoutException("no answer within the node timeout")));
+            // Bounded by the deadline, so an interrupt is kept for the caller instead of cutting the
+            // wait short: a release must not report masters as silent only because of it.
+            while (true) {
+                try {
+                    long wait = Math.max(0, deadlineNanos - System.nanoTime());
+                    answers.add(new Answer<>(pending, pending.get(wait, TimeUnit.NANOSECONDS), null));
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    answers.add(new Answer<>(pending, null, e.getCause()));
+                    break;
+                } catch (TimeoutException e) {
+                    answers.add(new Answer<>(pending, null, new TimeoutException("no answer within the node timeout")));
+                    break;
+                }
             }
         }
         if (interrupted) {
@@ -135,8 +143,12 @@ final class RedlockNodes implements AutoCloseable {
         return answers;
     }
 
-    /** Waits until {@code enough} calls completed normally, or all completed, or the deadline. */
-    private static <T> void awaitEnough(List<CompletableFuture<T>> calls, long deadlineNanos, int enough) {
+    /**
+     * Waits until {@code enough} calls completed normally, or all completed, or the deadline.
+     *
+     * @return whether the thread was interrupted meanwhile (the flag is cleared)
+     */
+    private static <T> boolean awaitEnough(List<CompletableFuture<T>> calls, long deadlineNanos, int enough) {
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(enough);
         java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
         for (CompletableFuture<T> pending : calls) {
@@ -151,10 +163,26 @@ final class RedlockNodes implements AutoCloseable {
                 }
             });
         }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                done.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return interrupted;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+    }
+
+    /**
+     * Runs {@code action} on master {@code index}'s pool once {@code call} completes, normally or
+     * not; dropped if the pool is full or closed.
+     */
+    void afterCall(int index, CompletableFuture<?> call, Runnable action) {
         try {
-            done.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            call.whenCompleteAsync((value, failure) -> action.run(), this.executors.get(index));
+        } catch (RejectedExecutionException closed) {
+            // the call's grant, if any, expires by its TTL
         }
     }
 

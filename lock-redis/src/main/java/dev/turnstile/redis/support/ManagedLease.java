@@ -63,7 +63,7 @@ public abstract class ManagedLease implements Lease {
     /** The deadline check: runs on the deadline thread, never calls Redis. */
     private @Nullable ScheduledFuture<?> deadlineTimer;
 
-    private boolean releasedInRedis;
+    private volatile boolean releasedInRedis;
     private boolean endHookRun;
 
     /**
@@ -166,15 +166,25 @@ public abstract class ManagedLease implements Lease {
                 throw lostException(this.ended && this.lostEvent == null ? "it was released" : "its lease ran out");
             }
             long sent = System.nanoTime();
-            RenewalOutcome outcome = renewInRedis(newLeaseTime);
+            RenewalOutcome outcome;
+            try {
+                outcome = renewInRedis(newLeaseTime);
+            } catch (TurnstileException e) {
+                // The new time to live may have reached Redis (or some masters) although the call
+                // failed: never claim more than the shorter of the old and the new deadline.
+                capDeadline(sent, newLeaseTime);
+                throw e;
+            }
             if (outcome != RenewalOutcome.RENEWED) {
                 markLost(outcome == RenewalOutcome.GONE ? Reason.EXPIRED_IN_REDIS : Reason.TAKEN_OVER);
                 throw lostException(outcome == RenewalOutcome.GONE ? "it expired in Redis" : "another owner holds it");
             }
             if (!applyRenewal(sent, newLeaseTime, true)) {
                 // The deadline passed while the extension was in flight: the lease was (or is now)
-                // reported lost, and stays lost; the caller must not believe it was extended.
+                // reported lost, and stays lost; the caller must not believe it was extended, and
+                // the grant it just renewed is freed rather than left to block others.
                 markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
+                freeQuietly();
                 throw lostException("its lease ran out before the extension was confirmed");
             }
         }
@@ -255,7 +265,9 @@ public abstract class ManagedLease implements Lease {
         LeaseLostEvent event;
         List<LeaseListener> toNotify;
         synchronized (this.monitor) {
-            if (this.ended) {
+            boolean byDeadline = reason == Reason.RENEWAL_MISSED || reason == Reason.LEASE_ELAPSED;
+            if (this.ended || (byDeadline && untilDeadline() > 0)) {
+                // Released, already lost, or renewed in time after all (the deadline moved).
                 return;
             }
             this.ended = true;
@@ -321,6 +333,10 @@ public abstract class ManagedLease implements Lease {
             if (this.ended) {
                 return;
             }
+            if (untilDeadline() <= 0) {
+                markLost(Reason.RENEWAL_MISSED);
+                return;
+            }
             long sent = System.nanoTime();
             Duration renewal = this.leaseTime;
             RenewalOutcome outcome;
@@ -343,11 +359,38 @@ public abstract class ManagedLease implements Lease {
                         this.runtime.publishRenewal(this.kind, this.name);
                     } else {
                         markLost(Reason.RENEWAL_MISSED);
+                        freeQuietly();
                     }
                 }
                 case GONE -> markLost(Reason.EXPIRED_IN_REDIS);
                 case TAKEN_OVER -> markLost(Reason.TAKEN_OVER);
             }
+        }
+    }
+
+    /** Lowers the deadline to what a renewal sent at {@code sentNanos} for {@code lease} allows, if that is earlier. */
+    private void capDeadline(long sentNanos, Duration lease) {
+        synchronized (this.monitor) {
+            long capped = deadlineAfterRenewal(sentNanos, lease);
+            if (!this.ended && capped - this.deadlineNanos < 0) {
+                this.deadlineNanos = capped;
+                armDeadline();
+            }
+        }
+    }
+
+    /**
+     * Frees, owner-checked and best effort, a grant that a renewal refreshed in Redis after the
+     * lease had already been reported lost, so it does not block others for a whole lease.
+     */
+    private void freeQuietly() {
+        if (this.releasedInRedis) {
+            return;
+        }
+        try {
+            releaseInRedis();
+        } catch (TurnstileException e) {
+            log.debug("Could not free lost {} '{}': {}; it expires by its TTL", this.kind, this.name, e.getMessage());
         }
     }
 

@@ -69,6 +69,7 @@ class SentinelFailoverIntegrationTests {
                         .defaultLease(Duration.ofSeconds(1))
                         .build()) {
             Lease fixed = turnstile.lock("extended").acquire(Duration.ZERO, Duration.ofSeconds(3));
+            Lease shortened = turnstile.lock("shortened").acquire(Duration.ZERO, Duration.ofSeconds(60));
             Lease watched = turnstile.lock("renewed").acquire(Duration.ZERO, null);
             List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
             watched.onLost(lost::add);
@@ -84,6 +85,11 @@ class SentinelFailoverIntegrationTests {
                 assertThat(fixed.remaining())
                         .as("the new deadline is not claimed")
                         .isLessThanOrEqualTo(Duration.ofSeconds(3));
+                // The shorter time to live reached the master although WAIT failed: the lease must
+                // not go on claiming its old 60 s.
+                assertThatThrownBy(() -> shortened.extend(Duration.ofSeconds(1)))
+                        .isInstanceOf(RedisUnavailableException.class);
+                assertThat(shortened.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(1));
                 await().atMost(Duration.ofSeconds(4)).until(() -> lost.size() == 1);
                 assertThat(lost.get(0).reason()).isEqualTo(LeaseLostEvent.Reason.RENEWAL_MISSED);
             } finally {
