@@ -70,7 +70,13 @@ public final class Redlock implements AutoCloseable {
                 builder.fenceRetention,
                 1,
                 builder.listeners);
-        this.nodes = new RedlockNodes(this.masters);
+        this.nodes = new RedlockNodes(
+                this.masters,
+                builder.names != null
+                        ? builder.names
+                        : java.util.stream.IntStream.range(0, this.masters.size())
+                                .mapToObj(i -> "#" + i)
+                                .toList());
         this.nodeTimeout = builder.nodeTimeout;
         this.attempts = builder.attempts;
         this.retryDelay = builder.retryDelay;
@@ -205,6 +211,7 @@ public final class Redlock implements AutoCloseable {
         private int attempts = 3;
         private Duration retryDelay = Duration.ofMillis(200);
         private final List<LeaseListener> listeners = new ArrayList<>();
+        private @Nullable List<String> names;
 
         private Builder(List<? extends UnifiedJedis> masters) {
             Objects.requireNonNull(masters, "'masters' must not be null");
@@ -255,6 +262,21 @@ public final class Redlock implements AutoCloseable {
         /** The upper bound of the random pause between rounds; 200 ms by default. */
         public Builder retryDelay(Duration retryDelay) {
             this.retryDelay = Arguments.requirePositive(retryDelay, "retryDelay");
+            return this;
+        }
+
+        /**
+         * How error messages name the masters, in the same order (for example {@code
+         * "redis-a:6379"}); by default their positions. Never put a password in a name.
+         *
+         * @throws IllegalArgumentException if the count differs from the masters'
+         */
+        public Builder masterNames(List<String> names) {
+            if (names.size() != this.masters.size()) {
+                throw new IllegalArgumentException("'names' must name each of the " + this.masters.size()
+                        + " masters but has " + names.size() + " entries");
+            }
+            this.names = List.copyOf(names);
             return this;
         }
 

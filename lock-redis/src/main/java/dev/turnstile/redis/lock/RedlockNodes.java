@@ -29,10 +29,13 @@ final class RedlockNodes implements AutoCloseable {
     private static final int QUEUE_PER_MASTER = 256;
 
     private final List<UnifiedJedis> masters;
+    private final List<String> names;
     private final List<ThreadPoolExecutor> executors = new ArrayList<>();
 
-    RedlockNodes(List<UnifiedJedis> masters) {
+    /** @param names how messages name each master, in the masters' order */
+    RedlockNodes(List<UnifiedJedis> masters, List<String> names) {
         this.masters = List.copyOf(masters);
+        this.names = List.copyOf(names);
         for (int i = 0; i < this.masters.size(); i++) {
             int master = i;
             AtomicInteger threads = new AtomicInteger();
@@ -64,7 +67,7 @@ final class RedlockNodes implements AutoCloseable {
 
     /** Returns a name for master {@code index} in messages. */
     String describe(int index) {
-        return "master " + index + " (" + this.masters.get(index) + ")";
+        return "master " + index + " (" + this.names.get(index) + ")";
     }
 
     /**
@@ -184,11 +187,6 @@ final class RedlockNodes implements AutoCloseable {
         } catch (RejectedExecutionException closed) {
             // the call's grant, if any, expires by its TTL
         }
-    }
-
-    /** Returns the number of threads the masters' pools run now (for tests). */
-    int threads() {
-        return this.executors.stream().mapToInt(ThreadPoolExecutor::getPoolSize).sum();
     }
 
     @Override

@@ -88,13 +88,20 @@ class RedlockIntegrationTests {
         masters.get(2).kill();
         masters.get(3).kill();
         masters.get(4).kill();
-        try (Redlock redlock = redlock(Duration.ofMillis(200))) {
+        try (Redlock redlock = Redlock.builder(this.clients)
+                .nodeTimeout(Duration.ofMillis(200))
+                .attempts(2)
+                .retryDelay(Duration.ofMillis(20))
+                .masterNames(masters.stream().map(m -> "127.0.0.1:" + m.port()).toList())
+                .build()) {
             assertThatThrownBy(
                             () -> redlock.lock("three-down").tryAcquire(Duration.ofMillis(500), Duration.ofSeconds(10)))
                     .isInstanceOf(RedisUnavailableException.class)
                     .hasMessageContaining("2 granted, 0 held by another owner")
-                    .hasMessageContaining("master 2")
-                    .hasMessageContaining("master 4")
+                    .hasMessageContaining(
+                            "master 2 (127.0.0.1:" + masters.get(2).port() + ")")
+                    .hasMessageContaining(
+                            "master 4 (127.0.0.1:" + masters.get(4).port() + ")")
                     .hasCauseInstanceOf(JedisConnectionException.class);
         }
         assertThat(keysOnLiveMasters("three-down")).isZero();

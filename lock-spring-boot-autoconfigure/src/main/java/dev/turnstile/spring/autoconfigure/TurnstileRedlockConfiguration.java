@@ -36,7 +36,13 @@ class TurnstileRedlockConfiguration {
                 .keyPrefix(properties.getKeyPrefix())
                 .defaultLease(properties.getDefaultLease())
                 .fenceRetention(properties.getFenceRetention())
-                .nodeTimeout(properties.getRedlock().getNodeTimeout());
+                .nodeTimeout(properties.getRedlock().getNodeTimeout())
+                .masterNames(properties.getRedlock().getNodes().stream()
+                        .map(node -> {
+                            URI uri = URI.create(node);
+                            return uri.getHost() + ":" + uri.getPort();
+                        })
+                        .toList());
         listeners.orderedStream().forEach(builder::listener);
         return builder.build();
     }
