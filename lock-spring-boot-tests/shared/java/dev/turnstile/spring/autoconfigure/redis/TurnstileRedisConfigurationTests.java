@@ -81,12 +81,19 @@ class TurnstileRedisConfigurationTests {
     void aUrlWithoutAReadableHostFailsTheStartInsteadOfConnectingToLocalhost() {
         this.withoutBootRedis
                 .withPropertyValues("spring.data.redis.url=redis://:p@ss@redis_cache:6379")
-                .run(context -> assertThat(context)
-                        .hasFailed()
-                        .getFailure()
-                        .rootCause()
-                        .hasMessageContaining("spring.data.redis.url")
-                        .hasMessageContaining("has no host Turnstile can read"));
+                .run(context -> {
+                    assertThat(context)
+                            .hasFailed()
+                            .getFailure()
+                            .rootCause()
+                            .isInstanceOf(InvalidRedisSettingsException.class)
+                            .hasMessageContaining("spring.data.redis.url")
+                            .hasMessageContaining("has no host Turnstile can read");
+                    org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                            new InvalidRedisSettingsFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("spring.data.redis.url");
+                    assertThat(analysis.getAction()).contains("spring-boot-starter-data-redis");
+                });
     }
 
     @Test

@@ -56,11 +56,11 @@ public record SpringDataRedisSettings(
      * The connection these properties describe: cluster nodes, else a sentinel master, else the
      * URL, else host and port.
      *
-     * @throws IllegalArgumentException naming the property when a node or URL is malformed
+     * @throws InvalidRedisSettingsException naming the property when a node, the URL or the SSL settings cannot be used
      */
     public RedisConnection connection() {
         if (this.ssl.bundle() != null) {
-            throw new IllegalStateException("spring.data.redis.ssl.bundle is set, but Spring Boot's Redis"
+            throw new InvalidRedisSettingsException("spring.data.redis.ssl.bundle is set, but Spring Boot's Redis"
                     + " auto-configuration, which resolves SSL bundles, is not on the classpath; add"
                     + " spring-boot-starter-data-redis, or define a RedisConnection bean");
         }
@@ -93,11 +93,12 @@ public record SpringDataRedisSettings(
         try {
             uri = URI.create(text.trim());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("spring.data.redis.url '" + text + "' is not a URL: " + e.getMessage());
+            throw new InvalidRedisSettingsException(
+                    "spring.data.redis.url '" + text + "' is not a URL: " + e.getMessage());
         }
         String scheme = uri.getScheme();
         if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
-            throw new IllegalArgumentException(
+            throw new InvalidRedisSettingsException(
                     "spring.data.redis.url '" + text + "' must start with redis:// or rediss://");
         }
         String user = this.username;
@@ -112,9 +113,10 @@ public record SpringDataRedisSettings(
             }
         }
         if (uri.getHost() == null) {
-            throw new IllegalArgumentException("spring.data.redis.url '" + text + "' has no host Turnstile can read;"
-                    + " percent-encode special characters in the password (@ as %40, # as %23) and use a host"
-                    + " name without underscores");
+            throw new InvalidRedisSettingsException(
+                    "spring.data.redis.url '" + text + "' has no host Turnstile can read;"
+                            + " percent-encode special characters in the password (@ as %40, # as %23) and use a host"
+                            + " name without underscores");
         }
         int db = this.database;
         String path = uri.getPath();
@@ -122,7 +124,7 @@ public record SpringDataRedisSettings(
             try {
                 db = Integer.parseInt(path.substring(1));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("spring.data.redis.url '" + text + "' ends in '" + path
+                throw new InvalidRedisSettingsException("spring.data.redis.url '" + text + "' ends in '" + path
                         + "'; the path must be a database number such as /0");
             }
         }
@@ -141,7 +143,8 @@ public record SpringDataRedisSettings(
             int colon = node.lastIndexOf(':');
             String port = colon < 0 ? "" : node.substring(colon + 1).trim();
             if (colon <= 0 || port.isEmpty() || !port.chars().allMatch(Character::isDigit) || port.length() > 5) {
-                throw new IllegalArgumentException(property + " lists '" + node + "'; write each node as host:port");
+                throw new InvalidRedisSettingsException(
+                        property + " lists '" + node + "'; write each node as host:port");
             }
             parsed.add(new HostAndPort(node.substring(0, colon).trim(), Integer.parseInt(port)));
         }
