@@ -52,6 +52,18 @@ import java.lang.annotation.Target;
  * second acquire, no deadlock). The lock is taken outside {@code @Transactional} on the same
  * method, so it is released only after the transaction has committed; when a transaction is
  * already active around the call, the release waits for that transaction to complete.
+ *
+ * <h2>Scheduled jobs</h2>
+ *
+ * {@code @Scheduled} fires on every node. To run a job once per period across the cluster, skip
+ * when the lock is taken and keep the lock for most of the period, so that a node whose clock is
+ * behind, firing after a fast job has finished, still finds it taken:
+ *
+ * <pre>{@code
+ * @Scheduled(cron = "0 0 2 * * *")
+ * @DistributedLock(key = "report:daily", holdAtLeast = "30s", onFailure = OnFailure.SKIP)
+ * public void dailyReport() { ... }
+ * }</pre>
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -70,6 +82,21 @@ public @interface DistributedLock {
      * runs (and the loss is reported).
      */
     String leaseTime() default "";
+
+    /**
+     * How long after the acquire the lock stays taken at least, even when the method returns
+     * sooner; empty: released as soon as the method returns. When the method ends earlier, the
+     * lock is not renewed again; its time to live in Redis is set to what is left of this time,
+     * counted by the Redis server's clock from the grant, and it then expires by itself. With a
+     * fixed {@link #leaseTime()}, it must not be longer than the lease.
+     */
+    String holdAtLeast() default "";
+
+    /**
+     * Whether {@link #holdAtLeast()} also applies when the method throws (or its future or
+     * publisher fails); false releases at once on failure, so another node may retry the job.
+     */
+    boolean holdAtLeastOnFailure() default true;
 
     /** What to do when the lock is not acquired in time; ignored when {@link #fallback()} is set. */
     OnFailure onFailure() default OnFailure.THROW;

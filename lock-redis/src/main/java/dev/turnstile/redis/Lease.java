@@ -80,6 +80,21 @@ public interface Lease extends AutoCloseable {
     boolean release();
 
     /**
+     * Ends the lease like {@link #release()}, but leaves its grant in Redis until {@code
+     * holdAtLeast} has passed since it was granted, counted by the Redis server's clock; the grant
+     * then expires by itself. Nothing renews it after this call, and no client clock is involved, so
+     * a job that finishes early still keeps every other node out for its whole period. If that time
+     * has already passed, the grant is freed at once. A lease that was lost is not held on: its
+     * grant, if still this owner's, is freed, and false is returned.
+     *
+     * @param holdAtLeast how long after the grant the name stays taken; zero is {@link #release()}
+     * @return as {@link #release()}
+     * @throws IllegalArgumentException if {@code holdAtLeast} is negative
+     * @throws RedisUnavailableException if Redis could not be reached
+     */
+    boolean releaseAfter(Duration holdAtLeast);
+
+    /**
      * Registers a listener that hears this lease's loss; called at once if it is already lost.
      * Listeners run on a Turnstile thread (the deadline thread for a passed deadline) or the
      * caller's thread, and must not block.

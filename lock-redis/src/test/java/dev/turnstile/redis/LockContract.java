@@ -130,6 +130,59 @@ public abstract class LockContract {
     }
 
     @Test
+    void releaseAfterKeepsTheLockUntilTheHoldHasPassedSinceTheGrantThenItExpires() {
+        RedisLock lock = this.turnstile.lock("report:daily");
+        long before = System.nanoTime();
+        Lease lease = lock.acquire(Duration.ZERO, null); // watchdog lease of 3 s; hold longer than it
+        assertThat(lease.releaseAfter(Duration.ofMillis(600))).isTrue();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(this.client.pttl("turnstile:lock:{report:daily}"))
+                .as("the key now lives for the rest of the hold, counted from the grant by the server")
+                .isBetween(1L, 600L);
+        assertThat(this.otherProcess.lock("report:daily").tryAcquire()).isEmpty();
+        // Nothing renews it: it expires by itself when the hold is over, not a lease later.
+        await().atMost(Duration.ofSeconds(2)).until(() -> !lock.isLocked());
+        assertThat(Duration.ofNanos(System.nanoTime() - before)).isGreaterThanOrEqualTo(Duration.ofMillis(600));
+        try (Lease next = this.otherProcess.lock("report:daily").acquire(Duration.ZERO, null)) {
+            assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+        }
+        assertThat(this.lost).isEmpty();
+    }
+
+    @Test
+    void releaseAfterAHoldThatHasAlreadyPassedFreesAtOnceAndZeroIsRelease() {
+        RedisLock lock = this.turnstile.lock("held-long-enough");
+        Lease lease = lock.acquire(Duration.ZERO, Duration.ofSeconds(5));
+        await().atMost(Duration.ofSeconds(2)).until(() -> lease.remaining().compareTo(Duration.ofMillis(4_900)) < 0);
+        assertThat(lease.releaseAfter(Duration.ofMillis(50))).isTrue();
+        assertThat(lock.isLocked()).isFalse();
+        Lease again = lock.acquire(Duration.ZERO, Duration.ofSeconds(5));
+        assertThat(again.releaseAfter(Duration.ZERO)).isTrue();
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(again.releaseAfter(Duration.ofSeconds(5)))
+                .as("already released")
+                .isFalse();
+        assertThat(lock.isLocked()).isFalse();
+        assertThatThrownBy(() -> lock.acquire(Duration.ZERO, null).releaseAfter(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("holdAtLeast");
+    }
+
+    @Test
+    void releaseAfterNeverHoldsALostLeaseNorTouchesTheNextOwner() {
+        RedisLock lock = this.turnstile.lock("lost-hold");
+        Lease stale = lock.acquire(Duration.ZERO, Duration.ofMillis(100));
+        await().atMost(Duration.ofSeconds(2)).until(() -> !stale.isHeld());
+        await().atMost(Duration.ofSeconds(2)).until(() -> !lock.isLocked());
+        Lease next = keep(this.otherProcess.lock("lost-hold").acquire(Duration.ZERO, Duration.ofSeconds(5)));
+        assertThat(stale.releaseAfter(Duration.ofMinutes(5))).isFalse();
+        assertThat(this.client.pttl("turnstile:lock:{lost-hold}"))
+                .as("the next owner's key keeps its own TTL")
+                .isBetween(1L, 5_000L);
+        assertThat(next.isHeld()).isTrue();
+    }
+
+    @Test
     void staleHolderCannotReleaseOrExtendTheNextOwnersLock() {
         RedisLock lock = this.turnstile.lock("stale");
         Lease stale = lock.acquire(Duration.ZERO, Duration.ofMillis(200));

@@ -79,6 +79,26 @@ public abstract class SemaphoreContract {
     }
 
     @Test
+    void releaseAfterKeepsThePermitCountedUntilTheHoldHasPassedSinceTheGrant() {
+        for (boolean fair : new boolean[] {false, true}) {
+            RedisSemaphore plain = this.turnstile.semaphore("hold:" + fair, 1);
+            RedisSemaphore semaphore = fair ? plain.fair() : plain;
+            Permit permit = semaphore.acquire(Duration.ZERO, null);
+            assertThat(permit.releaseAfter(Duration.ofMillis(500))).isTrue();
+            assertThat(semaphore.holders()).extracting(PermitHolder::id).containsExactly(permit.id());
+            assertThat(semaphore.holders().get(0).remaining()).isBetween(Duration.ofMillis(1), Duration.ofMillis(500));
+            assertThat(semaphore.tryAcquire(Duration.ZERO, null))
+                    .as("still counted: fair=" + fair)
+                    .isEmpty();
+            await().atMost(Duration.ofSeconds(3)).until(() -> semaphore.availablePermits() == 1);
+            Permit next = semaphore.acquire(Duration.ZERO, Duration.ofSeconds(5));
+            assertThat(next.fencingToken()).isGreaterThan(permit.fencingToken());
+            assertThat(next.releaseAfter(Duration.ofMillis(1))).isTrue();
+            await().atMost(Duration.ofSeconds(1)).until(() -> semaphore.availablePermits() == 1);
+        }
+    }
+
+    @Test
     void waitingAcquireGetsThePermitWhenOneIsReleased() throws Exception {
         RedisSemaphore semaphore = this.turnstile.semaphore("wait", 1);
         Permit held = semaphore.acquire(Duration.ZERO, null);

@@ -37,7 +37,7 @@ class StartupValidationTests {
             }
             assertThat(failure).isInstanceOf(TurnstileConfigurationException.class);
             TurnstileConfigurationException problems = (TurnstileConfigurationException) failure;
-            assertThat(problems.problems()).hasSize(10);
+            assertThat(problems.problems()).hasSize(11);
             assertThat(problems.getMessage())
                     .contains("Orders.badWait(String): 'waitTime' \"soon\" is not a duration")
                     .contains("Orders.badLease(String): 'leaseTime' must be positive but was \"0s\"")
@@ -50,11 +50,13 @@ class StartupValidationTests {
                             "Orders.missingPlaceholder(String): 'waitTime' \"${no.such.property}\" has an unresolvable placeholder")
                     .contains("Orders.outOfRange(String): 'waitTime' \"400d\" is longer than 365 days")
                     .contains("'leaseTime' \"500us\" is below 1ms, the resolution Redis counts time in")
+                    .contains("Orders.holdsLongerThanItsLease(): 'holdAtLeast' \"30s\" is longer than 'leaseTime'"
+                            + " \"10s\": a lock cannot be held longer than its lease")
                     .contains("Quotas.zeroLimit(String): 'limit' must be at least 1 but was 0")
                     .contains("Quotas.bothLimits(String): give 'limit' or 'limitExpression', not both");
 
             FailureAnalysis analysis = new TurnstileFailureAnalyzer().analyze(failure);
-            assertThat(analysis.getDescription()).contains("10 @DistributedLock/@Semaphore method(s) are misconfigured");
+            assertThat(analysis.getDescription()).contains("11 @DistributedLock/@Semaphore method(s) are misconfigured");
             assertThat(analysis.getAction()).contains("durations look like 500ms, 5s, PT5S");
         });
     }
@@ -204,6 +206,9 @@ class StartupValidationTests {
 
         @DistributedLock(key = "a:#id", leaseTime = "500us", waitTime = "400d")
         public void outOfRange(String id) {}
+
+        @DistributedLock(key = "report", leaseTime = "10s", holdAtLeast = "30s", onFailure = OnFailure.SKIP)
+        public void holdsLongerThanItsLease() {}
     }
 
     static class Quotas {

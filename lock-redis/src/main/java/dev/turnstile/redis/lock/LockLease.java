@@ -13,12 +13,15 @@ final class LockLease extends ManagedLease {
     private final String channel;
     private final String ownerToken;
     private final LocalGates.Gate gate;
+    private final long grantedAtMillis;
 
+    /** @param grantedAtMillis the server's clock when it granted, in milliseconds */
     LockLease(
             TurnstileRuntime runtime,
             String name,
             String ownerToken,
             long fencingToken,
+            long grantedAtMillis,
             Duration leaseTime,
             boolean renewedByWatchdog,
             long sentNanos,
@@ -28,6 +31,7 @@ final class LockLease extends ManagedLease {
         this.channel = runtime.keys().lockChannel(name);
         this.ownerToken = ownerToken;
         this.gate = gate;
+        this.grantedAtMillis = grantedAtMillis;
     }
 
     @Override
@@ -38,6 +42,20 @@ final class LockLease extends ManagedLease {
     @Override
     protected long releaseInRedis() {
         return release(this.runtime, name(), this.key, this.channel, this.ownerToken);
+    }
+
+    @Override
+    protected long releaseInRedisAfter(Duration holdAtLeast) {
+        return (Long) this.runtime.eval(
+                LockScripts.RELEASE_AFTER,
+                "release lock '" + name() + "'",
+                List.of(this.key),
+                List.of(
+                        this.ownerToken,
+                        this.channel,
+                        this.runtime.publishCommand(),
+                        Long.toString(this.grantedAtMillis),
+                        Long.toString(holdAtLeast.toMillis())));
     }
 
     @Override

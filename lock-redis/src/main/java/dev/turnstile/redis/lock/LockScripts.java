@@ -9,7 +9,7 @@ final class LockScripts {
 
     /**
      * KEYS: lock, fence. ARGV: owner token, lease ms, fence retention ms. Returns {@code {1,
-     * fencing token}} when acquired, else {@code {0, pttl of the holder}}.
+     * fencing token, server time ms}} when acquired, else {@code {0, pttl of the holder}}.
      *
      * <p>The lock key is created with its TTL in one command, so it can never exist without one.
      * The fencing token is the previous token plus one, but never below the server's clock in
@@ -31,7 +31,7 @@ final class LockScripts {
               local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
               local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, floor)
               redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
-              return {1, token}
+              return {1, token, math.floor(floor / 1000)}
             end
             return {0, redis.call('PTTL', KEYS[1])}
             """);
@@ -59,6 +59,26 @@ final class LockScripts {
               return redis.call(ARGV[3], ARGV[2], 'free')
             end
             return -1
+            """);
+
+    /**
+     * KEYS: lock. ARGV: owner token, release channel, PUBLISH or SPUBLISH, grant time (server ms),
+     * hold ms. Like {@link #RELEASE}, but while less than the hold has passed since the grant (by
+     * the server's clock) the lock is kept and set to expire when it has: returns -1 if not the
+     * owner, 0 if kept, else the number of subscribers told.
+     */
+    static final LuaScript RELEASE_AFTER = LuaScript.of("""
+            if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+              return -1
+            end
+            local now = redis.call('TIME')
+            local left = tonumber(ARGV[4]) + tonumber(ARGV[5]) - (tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+            if left > 0 then
+              redis.call('PEXPIRE', KEYS[1], left)
+              return 0
+            end
+            redis.call('DEL', KEYS[1])
+            return redis.call(ARGV[3], ARGV[2], 'free')
             """);
 
     /** KEYS: lock. ARGV: release channel, PUBLISH or SPUBLISH. Deletes the lock whoever holds it; 1 if held. */

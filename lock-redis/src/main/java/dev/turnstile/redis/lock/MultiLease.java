@@ -67,11 +67,16 @@ final class MultiLease implements Lease {
 
     @Override
     public boolean release() {
+        return releaseAfter(Duration.ZERO);
+    }
+
+    @Override
+    public boolean releaseAfter(Duration holdAtLeast) {
         boolean allFreed = true;
         TurnstileException failure = null;
         for (Lease part : reversedParts()) {
             try {
-                allFreed &= part.release();
+                allFreed &= part.releaseAfter(holdAtLeast);
             } catch (TurnstileException e) {
                 if (failure == null) {
                     failure = e;

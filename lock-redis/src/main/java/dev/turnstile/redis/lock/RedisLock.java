@@ -226,8 +226,8 @@ public final class RedisLock {
         long value = (Long) reply.get(1);
         if (status == 1) {
             log.debug("Acquired lock '{}' (fencing token {})", name, value);
-            return WaitLoop.Outcome.granted(
-                    new LockLease(this.runtime, name, owner, value, lease, leaseTime == null, sent, gate));
+            return WaitLoop.Outcome.granted(new LockLease(
+                    this.runtime, name, owner, value, (Long) reply.get(2), lease, leaseTime == null, sent, gate));
         }
         // (LockLease's constructor only assigns fields: nothing can fail between grant and lease.)
         return WaitLoop.Outcome.busy(value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0);

@@ -5,6 +5,8 @@ import dev.turnstile.redis.support.ManagedLease;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A Redlock grant: held while a majority of the masters hold it. Its local deadline is the
@@ -14,8 +16,10 @@ final class RedlockLease extends ManagedLease {
 
     private final Redlock redlock;
     private final String owner;
+    private final Map<UnifiedJedis, Long> grantedAtMillis;
 
     /**
+     * @param grantedAtMillis each granting master's clock when it granted, in milliseconds
      * @param sentNanos chosen so that the local deadline ({@code sentNanos + leaseTime}) is the
      *     validity
      */
@@ -24,12 +28,14 @@ final class RedlockLease extends ManagedLease {
             String name,
             String owner,
             long fencingToken,
+            Map<UnifiedJedis, Long> grantedAtMillis,
             Duration leaseTime,
             boolean watchdog,
             long sentNanos) {
         super(redlock.runtime(), "lock", name, fencingToken, leaseTime, watchdog, sentNanos);
         this.redlock = redlock;
         this.owner = owner;
+        this.grantedAtMillis = Map.copyOf(grantedAtMillis);
     }
 
     /**
@@ -90,5 +96,32 @@ final class RedlockLease extends ManagedLease {
     @Override
     protected long releaseInRedis() {
         return RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, true) >= this.redlock.quorum() ? 0 : -1;
+    }
+
+    /**
+     * Each master that granted keeps the lock until the hold has passed by its own clock; a master
+     * that did not grant (or whose grant is not known here) holds nothing of this owner's and
+     * refuses, owner-checked.
+     */
+    @Override
+    protected long releaseInRedisAfter(Duration holdAtLeast) {
+        TurnstileRuntime runtime = this.redlock.runtime();
+        List<String> keys = List.of(runtime.keys().lock(name()));
+        String channel = runtime.keys().lockChannel(name());
+        String hold = Long.toString(holdAtLeast.toMillis());
+        long held = RedlockLock.releaseEverywhere(
+                this.redlock,
+                name(),
+                master -> (Long) LockScripts.RELEASE_AFTER.run(
+                        master,
+                        keys,
+                        List.of(
+                                this.owner,
+                                channel,
+                                "PUBLISH",
+                                Long.toString(this.grantedAtMillis.getOrDefault(master, 0L)),
+                                hold)),
+                true);
+        return held >= this.redlock.quorum() ? 0 : -1;
     }
 }

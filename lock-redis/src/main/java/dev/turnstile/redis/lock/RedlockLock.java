@@ -7,11 +7,14 @@ import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
@@ -144,13 +147,17 @@ public final class RedlockLock {
         int granted = 0;
         int refused = 0;
         long highestToken = Long.MIN_VALUE;
-        for (RedlockNodes.Answer<List<?>> answer : answers) {
+        Map<UnifiedJedis, Long> grantedAt = new IdentityHashMap<>();
+        for (int i = 0; i < answers.size(); i++) {
+            RedlockNodes.Answer<List<?>> answer = answers.get(i);
             if (!answer.answered()) {
                 continue;
             }
             if ((Long) answer.value().get(0) == 1) {
                 granted++;
                 highestToken = Math.max(highestToken, (Long) answer.value().get(1));
+                grantedAt.put(
+                        this.redlock.masters().get(i), (Long) answer.value().get(2));
             } else {
                 refused++;
             }
@@ -163,7 +170,8 @@ public final class RedlockLock {
         if (fenced && validity > 0) {
             // The local deadline is start + lease - drift: the validity, counted from now.
             return new Round(
-                    new RedlockLease(this.redlock, this.name, owner, highestToken, lease, watchdog, start - drift),
+                    new RedlockLease(
+                            this.redlock, this.name, owner, highestToken, grantedAt, lease, watchdog, start - drift),
                     null);
         }
         releaseEverywhere(this.redlock, this.name, owner, false);
@@ -254,13 +262,20 @@ public final class RedlockLock {
         TurnstileRuntime runtime = redlock.runtime();
         List<String> keys = List.of(runtime.keys().lock(name));
         List<String> args = List.of(owner, runtime.keys().lockChannel(name), "PUBLISH");
+        return releaseEverywhere(
+                redlock, name, master -> (Long) LockScripts.RELEASE.run(master, keys, args), failIfUnreachable);
+    }
+
+    /**
+     * Runs an owner-checked release script on every master, in parallel; returns how many held the
+     * lock (a master that kept it for a hold counts as one that held it).
+     */
+    static long releaseEverywhere(
+            Redlock redlock, String name, Function<UnifiedJedis, Long> release, boolean failIfUnreachable) {
         // Bounded: a master that does not answer in time keeps the key until its TTL, and the
         // release, still queued for it, frees it when it can.
         List<RedlockNodes.Answer<Long>> answers = redlock.nodes()
-                .callAll(
-                        master -> (Long) LockScripts.RELEASE.run(master, keys, args),
-                        System.nanoTime() + redlock.nodeTimeout().toNanos(),
-                        false);
+                .callAll(release, System.nanoTime() + redlock.nodeTimeout().toNanos(), false);
         long freed = answers.stream()
                 .filter(answer -> answer.answered() && answer.value() >= 0)
                 .count();

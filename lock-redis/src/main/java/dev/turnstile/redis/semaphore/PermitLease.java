@@ -11,12 +11,15 @@ final class PermitLease extends ManagedLease implements Permit {
     private final String id;
     private final String holdersKey;
     private final String channel;
+    private final long grantedAtMillis;
 
+    /** @param grantedAtMillis the server's clock when it granted, in milliseconds */
     PermitLease(
             TurnstileRuntime runtime,
             String name,
             String id,
             long fencingToken,
+            long grantedAtMillis,
             Duration leaseTime,
             boolean renewedByWatchdog,
             long sentNanos) {
@@ -24,6 +27,7 @@ final class PermitLease extends ManagedLease implements Permit {
         this.id = id;
         this.holdersKey = runtime.keys().semaphore(name);
         this.channel = runtime.keys().semaphoreChannel(name);
+        this.grantedAtMillis = grantedAtMillis;
     }
 
     @Override
@@ -44,6 +48,20 @@ final class PermitLease extends ManagedLease implements Permit {
     @Override
     protected long releaseInRedis() {
         return release(this.runtime, name(), this.id);
+    }
+
+    @Override
+    protected long releaseInRedisAfter(Duration holdAtLeast) {
+        return (Long) this.runtime.eval(
+                SemaphoreScripts.RELEASE_AFTER,
+                "release a permit of semaphore '" + name() + "'",
+                List.of(this.holdersKey),
+                List.of(
+                        this.id,
+                        this.channel,
+                        this.runtime.publishCommand(),
+                        Long.toString(this.grantedAtMillis),
+                        Long.toString(holdAtLeast.toMillis())));
     }
 
     static long release(TurnstileRuntime runtime, String name, String id) {

@@ -200,8 +200,8 @@ public final class RedisSemaphore {
         long status = (Long) reply.get(0);
         long value = (Long) reply.get(1);
         if (status == 1) {
-            return WaitLoop.Outcome.granted(
-                    new PermitLease(this.runtime, this.name, id, value, lease, leaseTime == null, sent));
+            return WaitLoop.Outcome.granted(new PermitLease(
+                    this.runtime, this.name, id, value, (Long) reply.get(2), lease, leaseTime == null, sent));
         }
         long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
         // A fair waiter with others ahead sleeps through the releases that go to them.

@@ -37,13 +37,13 @@ final class SemaphoreScripts {
 
     /**
      * KEYS: holders, fence. ARGV: permit id, limit, lease ms, fence retention ms. Returns {@code {1,
-     * fencing token}} or {@code {0, ms until the first permit expires}}.
+     * fencing token, server time ms}} or {@code {0, ms until the first permit expires}}.
      */
     static final LuaScript ACQUIRE = LuaScript.of(NOW + GRANT + """
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
             -- A retry of a call whose reply was lost finds its own permit: the grant stands.
             if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
-              return {1, grant(now)}
+              return {1, grant(now), now}
             end
             return {0, retryHint(now)}
             """);
@@ -62,7 +62,7 @@ final class SemaphoreScripts {
     static final LuaScript ACQUIRE_FAIR = LuaScript.of(NOW + GRANT + """
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
             if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-              return {1, grant(now)}
+              return {1, grant(now), now}
             end
             local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 1000)
             if #gone > 0 then
@@ -85,7 +85,7 @@ final class SemaphoreScripts {
               if free > 1 and redis.call('ZCARD', KEYS[3]) > 0 then
                 redis.call(ARGV[8], ARGV[7], 'free')
               end
-              return {1, token}
+              return {1, token, now}
             end
             -- Releases that must happen before this waiter can be served: one per waiter ahead that
             -- finds no free permit, plus one for itself. The waiter sleeps through fewer signals.
@@ -121,6 +121,30 @@ final class SemaphoreScripts {
             if not expiry then return -1 end
             redis.call('ZREM', KEYS[1], ARGV[1])
             if tonumber(expiry) <= now then return -1 end
+            return redis.call(ARGV[3], ARGV[2], 'free')
+            """);
+
+    /**
+     * KEYS: holders. ARGV: permit id, release channel, PUBLISH or SPUBLISH, grant time (server ms),
+     * hold ms. Like {@link #RELEASE}, but while less than the hold has passed since the grant (by
+     * the server's clock) the permit is kept, to expire when it has: returns -1 if not held, 0 if
+     * kept, else the number of subscribers told.
+     */
+    static final LuaScript RELEASE_AFTER = LuaScript.of(NOW + """
+            local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+            if not expiry or tonumber(expiry) <= now then
+              redis.call('ZREM', KEYS[1], ARGV[1])
+              return -1
+            end
+            local left = tonumber(ARGV[4]) + tonumber(ARGV[5]) - now
+            if left > 0 then
+              redis.call('ZADD', KEYS[1], 'XX', now + left, ARGV[1])
+              if redis.call('PTTL', KEYS[1]) < left then
+                redis.call('PEXPIRE', KEYS[1], left)
+              end
+              return 0
+            end
+            redis.call('ZREM', KEYS[1], ARGV[1])
             return redis.call(ARGV[3], ARGV[2], 'free')
             """);
 

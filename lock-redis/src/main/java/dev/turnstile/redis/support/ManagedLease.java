@@ -98,6 +98,15 @@ public abstract class ManagedLease implements Lease {
     protected abstract long releaseInRedis();
 
     /**
+     * Releases the grant in Redis like {@link #releaseInRedis()}, but keeps it until {@code
+     * holdAtLeast} has passed since it was granted (server clock), if that is still ahead.
+     *
+     * @return -1 if this owner did not hold it, 0 if it was kept, else the number of other waiting
+     *     processes told
+     */
+    protected abstract long releaseInRedisAfter(Duration holdAtLeast);
+
+    /**
      * Returns the local deadline after a successful renewal or extension sent at {@code
      * sentNanos}; by default {@code sentNanos + leaseTime}.
      */
@@ -192,6 +201,16 @@ public abstract class ManagedLease implements Lease {
 
     @Override
     public final boolean release() {
+        return end(Duration.ZERO);
+    }
+
+    @Override
+    public final boolean releaseAfter(Duration holdAtLeast) {
+        Arguments.requireNonNegative(holdAtLeast, "holdAtLeast");
+        return end(holdAtLeast);
+    }
+
+    private boolean end(Duration holdAtLeast) {
         synchronized (this.releaseMonitor) {
             if (this.releasedInRedis) {
                 return false;
@@ -209,13 +228,18 @@ public abstract class ManagedLease implements Lease {
             }
             long result;
             try {
-                result = releaseInRedis();
+                // A lost lease is never held on: what is left of its grant is freed.
+                result = lost || holdAtLeast.isZero() ? releaseInRedis() : releaseInRedisAfter(holdAtLeast);
                 log.debug(
                         "Released {} '{}' (fencing token {}): {}",
                         this.kind,
                         this.name,
                         this.fencingToken,
-                        result >= 0 ? "freed" : "no longer held");
+                        result < 0
+                                ? "no longer held"
+                                : holdAtLeast.isZero()
+                                        ? "freed"
+                                        : "kept for at least " + Durations.format(holdAtLeast) + " after its grant");
             } catch (TurnstileException e) {
                 runEndHook(-1);
                 throw e;

@@ -84,6 +84,22 @@ class RedlockIntegrationTests {
     }
 
     @Test
+    void releaseAfterKeepsTheLockOnEveryGrantingMasterUntilTheHoldHasPassed() {
+        masters.get(4).kill();
+        try (Redlock redlock = redlock(Duration.ofMillis(200))) {
+            Lease lease = redlock.lock("job").acquire(Duration.ofSeconds(1), null);
+            assertThat(lease.releaseAfter(Duration.ofMillis(500))).isTrue();
+            assertThat(keysOnLiveMasters("job")).isEqualTo(4);
+            for (int i = 0; i < 4; i++) {
+                assertThat(this.clients.get(i).pttl("turnstile:lock:{job}")).isBetween(1L, 500L);
+            }
+            assertThat(redlock.lock("job").tryAcquire(Duration.ZERO, null)).isEmpty();
+            await().atMost(Duration.ofSeconds(3)).until(() -> keysOnLiveMasters("job") == 0);
+            redlock.lock("job").acquire(Duration.ZERO, null).release();
+        }
+    }
+
+    @Test
     void threeOfFiveDownIsAnOutageNamingTheMastersAndLeavesNoKeyAnywhere() {
         masters.get(2).kill();
         masters.get(3).kill();

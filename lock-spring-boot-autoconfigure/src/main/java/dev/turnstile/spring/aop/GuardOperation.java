@@ -19,6 +19,8 @@ import org.springframework.context.expression.AnnotatedElementKey;
  * @param defaultKey the method's qualified name
  * @param waitTime how long to wait
  * @param leaseTime the lease, or null for the watchdog-renewed default
+ * @param holdAtLeast how long after the grant a lock stays taken at least, or null
+ * @param holdAtLeastOnFailure whether {@code holdAtLeast} applies when the method fails
  * @param onFailure what to do when not acquired, if no fallback
  * @param fallback the fallback method, or null
  * @param fallbackTakesFailure whether the fallback takes the failure as its last argument
@@ -37,6 +39,8 @@ record GuardOperation(
         String defaultKey,
         Duration waitTime,
         @Nullable Duration leaseTime,
+        @Nullable Duration holdAtLeast,
+        boolean holdAtLeastOnFailure,
         OnFailure onFailure,
         @Nullable Method fallback,
         boolean fallbackTakesFailure,
@@ -44,4 +48,25 @@ record GuardOperation(
         int limit,
         @Nullable String limitExpression,
         boolean fair,
-        ReturnKind returnKind) {}
+        ReturnKind returnKind) {
+
+    /** How the guarded method ended, which decides whether its lock is held on after it. */
+    enum Outcome {
+        /** The method returned (or its result completed, or was cancelled after it started). */
+        COMPLETED,
+        /** The method threw (or its result failed). */
+        FAILED,
+        /** The method never ran (the subscriber left before the lease arrived). */
+        NOT_RUN
+    }
+
+    /** Returns how long to hold the lock after the method ended so; zero: release at once. */
+    Duration holdAfter(Outcome outcome) {
+        if (this.holdAtLeast == null
+                || outcome == Outcome.NOT_RUN
+                || (outcome == Outcome.FAILED && !this.holdAtLeastOnFailure)) {
+            return Duration.ZERO;
+        }
+        return this.holdAtLeast;
+    }
+}

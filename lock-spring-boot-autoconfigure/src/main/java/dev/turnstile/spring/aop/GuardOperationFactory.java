@@ -123,6 +123,12 @@ public final class GuardOperationFactory {
         }
         Duration wait = duration("waitTime", lock.waitTime(), this.lockWaitTime, false, problems);
         Duration lease = duration("leaseTime", lock.leaseTime(), null, true, problems);
+        Duration hold = duration("holdAtLeast", lock.holdAtLeast(), null, true, problems);
+        if (hold != null && lease != null && hold.compareTo(lease) > 0) {
+            problems.add("'holdAtLeast' \"" + lock.holdAtLeast() + "\" is longer than 'leaseTime' \"" + lock.leaseTime()
+                    + "\": a lock cannot be held longer than its lease; shorten holdAtLeast, lengthen"
+                    + " leaseTime, or leave leaseTime empty for a watchdog-renewed lease");
+        }
         ReturnKind returnKind = ReturnKind.of(method.getReturnType());
         Method fallback = fallback(method, targetClass, lock.fallback(), problems);
         checkSkip(method, lock.onFailure(), fallback, problems);
@@ -135,6 +141,8 @@ public final class GuardOperationFactory {
                 qualifiedName(method, targetClass),
                 wait,
                 lease,
+                hold,
+                lock.holdAtLeastOnFailure(),
                 lock.onFailure(),
                 fallback,
                 takesFailure(method, fallback),
@@ -180,6 +188,8 @@ public final class GuardOperationFactory {
                 qualifiedName(method, targetClass),
                 wait,
                 lease,
+                null,
+                false,
                 semaphore.onFailure(),
                 fallback,
                 takesFailure(method, fallback),

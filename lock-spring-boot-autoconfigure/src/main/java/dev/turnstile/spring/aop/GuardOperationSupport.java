@@ -17,7 +17,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.expression.EvaluationContext;
@@ -30,6 +33,8 @@ import org.springframework.util.ReflectionUtils;
  * Thread-safe.
  */
 public final class GuardOperationSupport {
+
+    private static final Logger log = LoggerFactory.getLogger(GuardOperationSupport.class);
 
     private final Turnstile turnstile;
     private final KeyExpressionEvaluator evaluator;
@@ -89,7 +94,7 @@ public final class GuardOperationSupport {
                 ReactiveGuards.guard(
                         operation.returnKind(),
                         () -> acquire(guard),
-                        lease -> release(guard, lease),
+                        (lease, outcome) -> release(guard, lease, outcome),
                         invoker,
                         () -> reactiveFailure(guard, target, args));
         };
@@ -118,16 +123,20 @@ public final class GuardOperationSupport {
         }
         Lease lease = acquired.get();
         LockContext context = new LockContext(label, lease);
-        boolean deferred =
-                this.transactions != null && this.transactions.deferRelease(context, () -> release(guard, lease));
+        AtomicReference<GuardOperation.Outcome> outcome = new AtomicReference<>(GuardOperation.Outcome.COMPLETED);
+        boolean deferred = this.transactions != null
+                && this.transactions.deferRelease(context, () -> release(guard, lease, outcome.get()));
         if (this.transactions != null) {
             this.transactions.guardCommit(context);
         }
         try {
             return runUnder(context, invoker);
+        } catch (Throwable e) {
+            outcome.set(GuardOperation.Outcome.FAILED);
+            throw e;
         } finally {
             if (!deferred) {
-                release(guard, lease);
+                release(guard, lease, outcome.get());
             }
         }
     }
@@ -174,17 +183,21 @@ public final class GuardOperationSupport {
         try {
             result = invoker.invoke();
         } catch (Throwable e) {
-            release(guard, lease);
+            release(guard, lease, GuardOperation.Outcome.FAILED);
             throw e;
         } finally {
             LockContext.pop();
         }
         if (result == null) {
-            release(guard, lease);
+            release(guard, lease, GuardOperation.Outcome.COMPLETED);
             return null;
         }
         // Callers see the stage complete only after the lease is released.
-        return ((CompletionStage<?>) result).whenComplete((value, error) -> release(guard, lease));
+        return ((CompletionStage<?>) result)
+                .whenComplete((value, error) -> release(
+                        guard,
+                        lease,
+                        error == null ? GuardOperation.Outcome.COMPLETED : GuardOperation.Outcome.FAILED));
     }
 
     /** Acquires, telling the observer and tracking what this node holds. */
@@ -210,9 +223,28 @@ public final class GuardOperationSupport {
         return lease;
     }
 
-    private void release(Guard guard, Lease lease) {
+    /**
+     * Releases, or, for a lock with {@code holdAtLeast}, ends the lease and leaves its grant to
+     * expire once the hold is over. Never throws: an unreachable Redis is logged, and the grant
+     * expires by its own time to live.
+     */
+    private void release(Guard guard, Lease lease, GuardOperation.Outcome outcome) {
         Duration heldFor = this.held.remove(lease);
-        lease.close();
+        Duration hold = guard.operation().holdAfter(outcome);
+        if (hold.isZero()) {
+            lease.close();
+        } else {
+            try {
+                lease.releaseAfter(hold);
+            } catch (TurnstileException e) {
+                log.warn(
+                        "Could not release {} '{}' after its hold of {}: {}. It expires in Redis by its lease.",
+                        guard.operation().kind().label(),
+                        lease.name(),
+                        hold,
+                        e.getMessage());
+            }
+        }
         this.observer.released(guard.operation().kind(), metricName(guard.operation()), heldFor);
     }
 

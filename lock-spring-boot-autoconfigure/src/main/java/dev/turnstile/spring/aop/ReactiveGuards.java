@@ -4,7 +4,8 @@ import dev.turnstile.redis.Lease;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
@@ -43,7 +44,7 @@ final class ReactiveGuards {
 
     /**
      * @param acquire blocking acquire: a lease or empty
-     * @param releaser blocking release
+     * @param releaser blocking release, told how the method ended
      * @param body calls the method once the lease is held
      * @param onFailure the publisher to return when not acquired (error, empty, or the fallback's);
      *     typed Object so that callers need no Reactor types
@@ -52,7 +53,7 @@ final class ReactiveGuards {
     static Object guard(
             ReturnKind kind,
             Callable<Optional<? extends Lease>> acquire,
-            Consumer<Lease> releaser,
+            BiConsumer<Lease, GuardOperation.Outcome> releaser,
             Invoker body,
             Supplier<Object> onFailure) {
         // The acquired lease is the resource of usingWhen, released on complete, error and cancel.
@@ -71,32 +72,37 @@ final class ReactiveGuards {
                         if (state.compareAndSet(0, 1)) {
                             sink.success(acquired);
                         } else {
-                            acquired.ifPresent(releaser::accept);
+                            acquired.ifPresent(held -> releaser.accept(held, GuardOperation.Outcome.NOT_RUN));
                         }
                     });
                 })
                 .doOnDiscard(
                         Optional.class,
-                        dropped -> ((Optional<?>) dropped).ifPresent(held -> releaser.accept((Lease) held)));
-        Function<Optional<? extends Lease>, Mono<Void>> release = maybe -> maybe.isEmpty()
-                ? Mono.empty()
-                : Mono.<Void>fromRunnable(() -> releaser.accept(maybe.get())).subscribeOn(Schedulers.boundedElastic());
+                        dropped -> ((Optional<?>) dropped)
+                                .ifPresent(held -> releaser.accept((Lease) held, GuardOperation.Outcome.NOT_RUN)));
+        BiFunction<Optional<? extends Lease>, GuardOperation.Outcome, Mono<Void>> release =
+                (maybe, outcome) -> maybe.isEmpty()
+                        ? Mono.empty()
+                        : Mono.<Void>fromRunnable(() -> releaser.accept(maybe.get(), outcome))
+                                .subscribeOn(Schedulers.boundedElastic());
+        Function<Optional<? extends Lease>, Mono<Void>> completed =
+                maybe -> release.apply(maybe, GuardOperation.Outcome.COMPLETED);
         if (kind == ReturnKind.MONO) {
             return Mono.usingWhen(
                     lease,
                     maybe -> maybe.isEmpty()
                             ? Mono.from((Publisher<Object>) onFailure.get())
                             : (Mono<Object>) call(body),
-                    release,
-                    (maybe, error) -> release.apply(maybe),
-                    release);
+                    completed,
+                    (maybe, error) -> release.apply(maybe, GuardOperation.Outcome.FAILED),
+                    completed);
         }
         return Flux.usingWhen(
                 lease,
                 maybe -> maybe.isEmpty() ? Flux.from((Publisher<Object>) onFailure.get()) : (Flux<Object>) call(body),
-                release,
-                (maybe, error) -> release.apply(maybe),
-                release);
+                completed,
+                (maybe, error) -> release.apply(maybe, GuardOperation.Outcome.FAILED),
+                completed);
     }
 
     private static Publisher<?> call(Invoker body) {

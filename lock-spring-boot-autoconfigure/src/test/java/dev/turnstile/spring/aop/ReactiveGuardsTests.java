@@ -27,7 +27,7 @@ class ReactiveGuardsTests {
         Mono<?> guarded = (Mono<?>) ReactiveGuards.guard(
                 ReturnKind.MONO,
                 this::slowAcquire,
-                lease -> this.released.incrementAndGet(),
+                (lease, outcome) -> this.released.incrementAndGet(),
                 () -> Mono.just("ran"),
                 Mono::empty);
         StepVerifier.create(guarded.timeout(Duration.ofMillis(20)))
@@ -42,14 +42,14 @@ class ReactiveGuardsTests {
         Mono<Object> ok = (Mono<Object>) ReactiveGuards.guard(
                 ReturnKind.MONO,
                 this::fastAcquire,
-                lease -> this.released.incrementAndGet(),
+                (lease, outcome) -> this.released.incrementAndGet(),
                 () -> Mono.just("ran"),
                 Mono::empty);
         StepVerifier.create(ok).expectNext((Object) "ran").verifyComplete();
         Mono<?> failing = (Mono<?>) ReactiveGuards.guard(
                 ReturnKind.MONO,
                 this::fastAcquire,
-                lease -> this.released.incrementAndGet(),
+                (lease, outcome) -> this.released.incrementAndGet(),
                 () -> Mono.error(new IllegalStateException("boom")),
                 Mono::empty);
         StepVerifier.create(failing).expectError(IllegalStateException.class).verify();
@@ -96,6 +96,10 @@ class ReactiveGuardsTests {
         public void extend(Duration leaseTime) {}
 
         public boolean release() {
+            return true;
+        }
+
+        public boolean releaseAfter(Duration holdAtLeast) {
             return true;
         }
 
