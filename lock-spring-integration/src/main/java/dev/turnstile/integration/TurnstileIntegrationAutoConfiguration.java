@@ -1,0 +1,29 @@
+package dev.turnstile.integration;
+
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.lock.Redlock;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.integration.support.locks.LockRegistry;
+
+/**
+ * Provides {@code turnstileLockRegistry} when Spring Integration is on the classpath: on the
+ * Redlock masters when Turnstile is configured for Redlock, else on Turnstile's Redis.
+ */
+@AutoConfiguration(afterName = "dev.turnstile.spring.autoconfigure.TurnstileAutoConfiguration")
+@ConditionalOnClass(LockRegistry.class)
+@ConditionalOnBean(Turnstile.class)
+public class TurnstileIntegrationAutoConfiguration {
+
+    /** The registry; an application bean of the same name replaces it. */
+    @Bean
+    @ConditionalOnMissingBean(name = "turnstileLockRegistry")
+    public TurnstileLockRegistry turnstileLockRegistry(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
+        Redlock masters = redlock.getIfUnique();
+        return masters != null ? new TurnstileLockRegistry(masters) : new TurnstileLockRegistry(turnstile);
+    }
+}
