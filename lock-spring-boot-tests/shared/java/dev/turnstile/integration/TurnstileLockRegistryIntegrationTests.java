@@ -36,6 +36,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
+import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
 import redis.clients.jedis.JedisPooled;
 
@@ -184,7 +185,7 @@ class TurnstileLockRegistryIntegrationTests {
         TurnstileLockRegistry fixed = new TurnstileLockRegistry(this.turnstile, Duration.ofMillis(200));
         TurnstileLock lock = fixed.obtain("short");
         lock.lock();
-        await().atMost(Duration.ofSeconds(2)).until(() -> !lock.isHeld());
+        await().pollInSameThread().atMost(Duration.ofSeconds(2)).until(() -> !lock.isHeld());
         TurnstileLock stolen = new TurnstileLockRegistry(Turnstile.builder(this.client).build()).obtain("short");
         assertThat(stolen.tryLock(2, TimeUnit.SECONDS)).isTrue();
         assertThat(lock.tryLock()).as("the nested attempt finds the lease lost and the name taken").isFalse();
@@ -192,6 +193,37 @@ class TurnstileLockRegistryIntegrationTests {
         assertThat(lock.isHeldByCurrentThread()).as("released locally all the same").isFalse();
         assertThat(this.turnstile.lock("short").isLocked()).as("the new owner keeps it").isTrue();
         stolen.unlock();
+    }
+
+    @Test
+    void aLeaseRegainedByANestedHoldIsReleasedWhenThatHoldEnds() throws Exception {
+        Turnstile shortLeases = Turnstile.builder(this.client).defaultLease(Duration.ofSeconds(1)).build();
+        try {
+            TurnstileLock lock = new TurnstileLockRegistry(shortLeases).obtain("leader");
+            lock.lock();
+            // Another node takes over (an operator force-released it): the watchdog finds it lost.
+            this.turnstile.lock("leader").forceRelease();
+            TurnstileLock other = new TurnstileLockRegistry(this.turnstile).obtain("leader");
+            assertThat(this.threads.submit(() -> other.tryLock()).get()).isTrue();
+            await().pollInSameThread().atMost(Duration.ofSeconds(3)).until(() -> !lock.isHeld());
+            // The heartbeat's nested attempt fails; the outer hold stays (as a leader initiator leaves it).
+            assertThat(lock.tryLock()).isFalse();
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            this.threads.submit(other::unlock).get();
+            // Leadership regained by a nested hold: that hold owns the new lease.
+            assertThat(lock.tryLock()).isTrue();
+            assertThat(lock.isHeld()).isTrue();
+            lock.unlock();
+            assertThat(this.turnstile.lock("leader").isLocked())
+                    .as("released when the hold that took it ended, not leaked with the outer hold")
+                    .isFalse();
+            lock.unlock();
+            assertThat(lock.isHeldByCurrentThread()).isFalse();
+            assertThat(lock.tryLock(Long.MAX_VALUE, TimeUnit.MILLISECONDS)).as("any wait is accepted").isTrue();
+            lock.unlock();
+        } finally {
+            shortLeases.close();
+        }
     }
 
     @Test
@@ -224,8 +256,10 @@ class TurnstileLockRegistryIntegrationTests {
                     "via-spring", () -> this.turnstile.lock("via-spring").isLocked());
             assertThat(lockedInside).isEqualTo(true);
         });
-        app().withUserConfiguration(OwnRegistry.class)
-                .run(context -> assertThat(context.getBean("turnstileLockRegistry")).isInstanceOf(String.class));
+        app().withUserConfiguration(OwnRegistry.class).run(context -> {
+            assertThat(context).doesNotHaveBean("turnstileLockRegistry");
+            assertThat(context.getBean(LockRegistry.class)).isInstanceOf(DefaultLockRegistry.class);
+        });
     }
 
     @Test
@@ -268,8 +302,8 @@ class TurnstileLockRegistryIntegrationTests {
     static class OwnRegistry {
 
         @Bean
-        String turnstileLockRegistry() {
-            return "the application's own";
+        DefaultLockRegistry applicationLockRegistry() {
+            return new DefaultLockRegistry();
         }
     }
 }

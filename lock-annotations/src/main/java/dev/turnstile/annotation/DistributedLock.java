@@ -56,14 +56,17 @@ import java.lang.annotation.Target;
  * <h2>Scheduled jobs</h2>
  *
  * {@code @Scheduled} fires on every node. To run a job once per period across the cluster, skip
- * when the lock is taken and keep the lock for most of the period, so that a node whose clock is
- * behind, firing after a fast job has finished, still finds it taken:
+ * at once when the lock is taken, and keep the lock for most of the period, so that a node whose
+ * clock is behind, firing after a fast job has finished, still finds it taken:
  *
  * <pre>{@code
  * @Scheduled(cron = "0 0 2 * * *")
- * @DistributedLock(key = "report:daily", holdAtLeast = "30s", onFailure = OnFailure.SKIP)
+ * @DistributedLock(key = "report:daily", holdAtLeast = "30s", waitTime = "0s", onFailure = OnFailure.SKIP)
  * public void dailyReport() { ... }
  * }</pre>
+ *
+ * A node that waited instead would get the lock when the hold ends and run the job again; the
+ * wait must be shorter than the hold (checked at startup).
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -88,7 +91,8 @@ public @interface DistributedLock {
      * sooner; empty: released as soon as the method returns. When the method ends earlier, the
      * lock is not renewed again; its time to live in Redis is set to what is left of this time,
      * counted by the Redis server's clock from the grant, and it then expires by itself. With a
-     * fixed {@link #leaseTime()}, it must not be longer than the lease.
+     * fixed {@link #leaseTime()}, it must not be longer than the lease; {@link #waitTime()} must be
+     * shorter than it (use {@code "0s"} for scheduled jobs).
      */
     String holdAtLeast() default "";
 

@@ -34,8 +34,9 @@ final class TurnstileSimpleLock implements SimpleLock {
      */
     @Override
     public void unlock() {
-        invalidate("unlocked");
-        this.lease.releaseAfter(this.holdFromGrant);
+        checkValid("unlocked");
+        this.lease.releaseAfter(this.holdFromGrant); // may throw when Redis is down: then still valid, retry
+        this.valid.set(false);
     }
 
     /**
@@ -46,12 +47,18 @@ final class TurnstileSimpleLock implements SimpleLock {
      */
     @Override
     public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
-        invalidate("extended");
+        checkValid("extended");
+        if (lockAtLeastFor.compareTo(lockAtMostFor) > 0) {
+            throw new IllegalArgumentException("lockAtLeastFor (" + lockAtLeastFor + ") of ShedLock lock '"
+                    + this.lease.name() + "' is longer than lockAtMostFor (" + lockAtMostFor + ")");
+        }
         try {
-            this.lease.extend(lockAtMostFor);
+            this.lease.extend(lockAtMostFor); // may throw when Redis is down: then still valid, retry
         } catch (LockLostException expired) {
+            this.valid.set(false);
             return Optional.empty();
         }
+        this.valid.set(false);
         // The hold is counted from the grant in Redis; time since the grant is at most the time
         // since the acquire was sent, so the lock is kept at least lockAtLeastFor from now.
         Duration sinceAcquire = Duration.ofNanos(System.nanoTime() - this.acquireStartedNanos);
@@ -59,8 +66,8 @@ final class TurnstileSimpleLock implements SimpleLock {
                 new TurnstileSimpleLock(this.lease, this.acquireStartedNanos, sinceAcquire.plus(lockAtLeastFor)));
     }
 
-    private void invalidate(String how) {
-        if (!this.valid.compareAndSet(true, false)) {
+    private void checkValid(String how) {
+        if (!this.valid.get()) {
             throw new IllegalStateException("ShedLock lock '" + this.lease.name()
                     + "' was already unlocked or extended; it cannot be " + how + " again");
         }

@@ -37,7 +37,7 @@ class StartupValidationTests {
             }
             assertThat(failure).isInstanceOf(TurnstileConfigurationException.class);
             TurnstileConfigurationException problems = (TurnstileConfigurationException) failure;
-            assertThat(problems.problems()).hasSize(11);
+            assertThat(problems.problems()).hasSize(12);
             assertThat(problems.getMessage())
                     .contains("Orders.badWait(String): 'waitTime' \"soon\" is not a duration")
                     .contains("Orders.badLease(String): 'leaseTime' must be positive but was \"0s\"")
@@ -52,11 +52,13 @@ class StartupValidationTests {
                     .contains("'leaseTime' \"500us\" is below 1ms, the resolution Redis counts time in")
                     .contains("Orders.holdsLongerThanItsLease(): 'holdAtLeast' \"30s\" is longer than 'leaseTime'"
                             + " \"10s\": a lock cannot be held longer than its lease")
+                    .contains("Orders.waitsThroughItsHold(): 'waitTime' (empty: turnstile.lock.wait-time, 5000ms) is not"
+                            + " shorter than 'holdAtLeast' \"2s\"")
                     .contains("Quotas.zeroLimit(String): 'limit' must be at least 1 but was 0")
                     .contains("Quotas.bothLimits(String): give 'limit' or 'limitExpression', not both");
 
             FailureAnalysis analysis = new TurnstileFailureAnalyzer().analyze(failure);
-            assertThat(analysis.getDescription()).contains("11 @DistributedLock/@Semaphore method(s) are misconfigured");
+            assertThat(analysis.getDescription()).contains("12 @DistributedLock/@Semaphore method(s) are misconfigured");
             assertThat(analysis.getAction()).contains("durations look like 500ms, 5s, PT5S");
         });
     }
@@ -209,6 +211,9 @@ class StartupValidationTests {
 
         @DistributedLock(key = "report", leaseTime = "10s", holdAtLeast = "30s", onFailure = OnFailure.SKIP)
         public void holdsLongerThanItsLease() {}
+
+        @DistributedLock(key = "report", holdAtLeast = "2s", onFailure = OnFailure.SKIP)
+        public void waitsThroughItsHold() {}
     }
 
     static class Quotas {

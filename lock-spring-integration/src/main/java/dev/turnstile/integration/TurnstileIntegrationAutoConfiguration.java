@@ -11,17 +11,18 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.integration.support.locks.LockRegistry;
 
 /**
- * Provides {@code turnstileLockRegistry} when Spring Integration is on the classpath: on the
- * Redlock masters when Turnstile is configured for Redlock, else on Turnstile's Redis.
+ * Provides {@code turnstileLockRegistry} when Spring Integration is on the classpath and the
+ * application has no {@code LockRegistry} of its own: on the Redlock masters when Turnstile is
+ * configured for Redlock, else on Turnstile's Redis.
  */
 @AutoConfiguration(afterName = "dev.turnstile.spring.autoconfigure.TurnstileAutoConfiguration")
 @ConditionalOnClass(LockRegistry.class)
 @ConditionalOnBean(Turnstile.class)
 public class TurnstileIntegrationAutoConfiguration {
 
-    /** The registry; an application bean of the same name replaces it. */
+    /** The registry; any {@code LockRegistry} bean of the application replaces it. */
     @Bean
-    @ConditionalOnMissingBean(name = "turnstileLockRegistry")
+    @ConditionalOnMissingBean(LockRegistry.class)
     public TurnstileLockRegistry turnstileLockRegistry(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
         Redlock masters = redlock.getIfUnique();
         return masters != null ? new TurnstileLockRegistry(masters) : new TurnstileLockRegistry(turnstile);

@@ -34,6 +34,9 @@ public final class TurnstileLock implements Lock {
     private final @Nullable Duration leaseTime;
     private final ReentrantLock local = new ReentrantLock();
     private volatile @Nullable Lease lease;
+    /** The hold count at which the current lease was taken: it is released when the count drops below. */
+    private int leaseHoldCount;
+
     private volatile long lastUsedNanos = System.nanoTime();
 
     TurnstileLock(String name, TurnstileLockRegistry.LockSource source, @Nullable Duration leaseTime) {
@@ -112,14 +115,30 @@ public final class TurnstileLock implements Lock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        long deadline = System.nanoTime() + unit.toNanos(time);
+        long wait = unit.toNanos(time); // saturates at Long.MAX_VALUE
+        long start = System.nanoTime();
         if (!this.local.tryLock(time, unit)) {
             return false;
         }
+        boolean held = false;
         try {
-            return ensureLeaseOrLeave(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            while (true) {
+                long left = wait - (System.nanoTime() - start);
+                Duration chunk = Duration.ofNanos(Math.max(0, Math.min(left, WAIT_CHUNK.toNanos())));
+                if (ensureLease(chunk)) {
+                    held = true;
+                    return true;
+                }
+                if (left <= WAIT_CHUNK.toNanos()) {
+                    return false;
+                }
+            }
         } catch (LockAcquisitionException e) {
             throw interruptedBy(e);
+        } finally {
+            if (!held) {
+                this.local.unlock();
+            }
         }
     }
 
@@ -137,9 +156,12 @@ public final class TurnstileLock implements Lock {
                     + Thread.currentThread().getName());
         }
         try {
-            if (this.local.getHoldCount() == 1) {
+            if (this.local.getHoldCount() <= this.leaseHoldCount || this.local.getHoldCount() == 1) {
+                // The hold that took the lease ends: so does the lease (nested holds taken on a
+                // lost lease's behalf may outlive it; they take a new one when they need it).
                 Lease held = this.lease;
                 this.lease = null;
+                this.leaseHoldCount = 0;
                 if (held != null && !held.release()) {
                     throw LockLostException.of(
                             "lock",
@@ -225,7 +247,14 @@ public final class TurnstileLock implements Lock {
             return true;
         }
         Optional<Lease> acquired = this.source.tryAcquire(this.name, wait, this.leaseTime);
-        acquired.ifPresent(fresh -> this.lease = fresh);
+        acquired.ifPresent(fresh -> {
+            if (held != null) {
+                held.close(); // the lost one: frees what may be left of it, owner-checked
+            }
+            this.lease = fresh;
+            this.leaseHoldCount = this.local.getHoldCount();
+        });
+        // Not acquired: a lost lease stays, so the unlock of the hold that took it reports the loss.
         touch();
         return acquired.isPresent();
     }

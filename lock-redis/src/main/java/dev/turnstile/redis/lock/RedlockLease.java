@@ -35,7 +35,7 @@ final class RedlockLease extends ManagedLease {
         super(redlock.runtime(), "lock", name, fencingToken, leaseTime, watchdog, sentNanos);
         this.redlock = redlock;
         this.owner = owner;
-        this.grantedAtMillis = Map.copyOf(grantedAtMillis);
+        this.grantedAtMillis = java.util.Collections.unmodifiableMap(new java.util.IdentityHashMap<>(grantedAtMillis));
     }
 
     /**
@@ -99,16 +99,21 @@ final class RedlockLease extends ManagedLease {
     }
 
     /**
-     * Each master that granted keeps the lock until the hold has passed by its own clock; a master
-     * that did not grant (or whose grant is not known here) holds nothing of this owner's and
-     * refuses, owner-checked.
+     * Each master that granted keeps the lock until the hold has passed by its own clock. A master
+     * whose grant is not known here (its reply came too late) may still hold it: it keeps it until
+     * the hold has passed since the latest known grant; a master that holds nothing of this
+     * owner's refuses, owner-checked.
      */
     @Override
     protected long releaseInRedisAfter(Duration holdAtLeast) {
         TurnstileRuntime runtime = this.redlock.runtime();
         List<String> keys = List.of(runtime.keys().lock(name()));
         String channel = runtime.keys().lockChannel(name());
-        String hold = Long.toString(holdAtLeast.toMillis());
+        String hold = Long.toString(ceilMillis(holdAtLeast));
+        long latestGrant = this.grantedAtMillis.values().stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(0);
         long held = RedlockLock.releaseEverywhere(
                 this.redlock,
                 name(),
@@ -119,9 +124,13 @@ final class RedlockLease extends ManagedLease {
                                 this.owner,
                                 channel,
                                 "PUBLISH",
-                                Long.toString(this.grantedAtMillis.getOrDefault(master, 0L)),
+                                Long.toString(this.grantedAtMillis.getOrDefault(master, latestGrant)),
                                 hold)),
                 true);
         return held >= this.redlock.quorum() ? 0 : -1;
+    }
+
+    static long ceilMillis(Duration duration) {
+        return (duration.toNanos() + 999_999) / 1_000_000;
     }
 }

@@ -61,7 +61,7 @@ final class PermitLease extends ManagedLease implements Permit {
                         this.channel,
                         this.runtime.publishCommand(),
                         Long.toString(this.grantedAtMillis),
-                        Long.toString(holdAtLeast.toMillis())));
+                        Long.toString((holdAtLeast.toNanos() + 999_999) / 1_000_000)));
     }
 
     static long release(TurnstileRuntime runtime, String name, String id) {

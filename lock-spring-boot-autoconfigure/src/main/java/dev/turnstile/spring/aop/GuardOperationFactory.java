@@ -129,6 +129,14 @@ public final class GuardOperationFactory {
                     + "\": a lock cannot be held longer than its lease; shorten holdAtLeast, lengthen"
                     + " leaseTime, or leave leaseTime empty for a watchdog-renewed lease");
         }
+        if (hold != null && wait != null && wait.compareTo(hold) >= 0) {
+            String waitText = lock.waitTime().isBlank()
+                    ? "(empty: turnstile.lock.wait-time, " + wait.toMillis() + "ms)"
+                    : "\"" + lock.waitTime() + "\"";
+            problems.add("'waitTime' " + waitText + " is not shorter than 'holdAtLeast' \"" + lock.holdAtLeast()
+                    + "\": a node that waits gets the lock when the hold ends and runs the method again;"
+                    + " use waitTime = \"0s\"");
+        }
         ReturnKind returnKind = ReturnKind.of(method.getReturnType());
         Method fallback = fallback(method, targetClass, lock.fallback(), problems);
         checkSkip(method, lock.onFailure(), fallback, problems);
