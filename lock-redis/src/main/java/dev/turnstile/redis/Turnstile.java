@@ -45,6 +45,7 @@ public final class Turnstile implements AutoCloseable {
                 builder.watchdogThreads,
                 builder.listeners);
         this.runtime.requireReplicas(builder.minReplicas, builder.replicaTimeout);
+        this.runtime.cohort(builder.cohortHolders, builder.cohortMaxAge);
         this.locks = new Locks(this.runtime);
     }
 
@@ -104,6 +105,8 @@ public final class Turnstile implements AutoCloseable {
         private int watchdogThreads = 1;
         private int minReplicas;
         private Duration replicaTimeout = Duration.ofMillis(100);
+        private int cohortHolders = 32;
+        private Duration cohortMaxAge = Duration.ofMillis(20);
         private final List<LeaseListener> listeners = new ArrayList<>();
 
         private Builder(UnifiedJedis redis) {
@@ -163,6 +166,23 @@ public final class Turnstile implements AutoCloseable {
             }
             this.minReplicas = replicas;
             this.replicaTimeout = Arguments.requirePositive(timeout, "replicaTimeout");
+            return this;
+        }
+
+        /**
+         * Bounds the lock cohort: when a holder releases while other threads of this process queue
+         * for the same name, the grant in Redis passes to the next of them without a Redis round trip
+         * (each with its own, strictly larger fencing token), for at most {@code holders} holders in
+         * a row and within {@code maxAge} of the grant; then the lock goes back to Redis, and a
+         * process that was waiting gets its turn. 32 holders and 20 ms by default; {@code holders}
+         * of 1 turns local hand-off off.
+         */
+        public Builder lockCohort(int holders, Duration maxAge) {
+            if (holders < 1 || holders > 1_000_000) {
+                throw new IllegalArgumentException("'holders' must be between 1 and 1000000 but was " + holders);
+            }
+            this.cohortHolders = holders;
+            this.cohortMaxAge = Arguments.requirePositive(maxAge, "maxAge");
             return this;
         }
 

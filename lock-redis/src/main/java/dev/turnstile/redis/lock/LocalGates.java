@@ -1,44 +1,45 @@
 package dev.turnstile.redis.lock;
 
+import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Queues the threads of this process that want the same lock, so that only one of them contends
- * in Redis at a time; the others wait here, in arrival order, without any Redis traffic.
+ * Queues the threads of this process that want the same lock, so that only one of them at a time
+ * (the gate's occupant) holds or contends for the lock in Redis; the others wait here, in arrival
+ * order, without any Redis traffic.
  *
- * <p>A gate is held from acquire to release, by whichever thread releases (gates are not bound to
- * threads). Local hand-offs are bounded: after {@value #MAX_LOCAL_HANDOFFS} grants in a row passed
- * between threads of this process while another process was waiting, the next local contender
- * first lets the other process try, so no process is starved by a busier one.
+ * <p>When the occupant releases while others queue, it may pass its Redis grant to the first of
+ * them without a Redis round trip ({@link Gate#handOff}): the lock cohort. Otherwise it releases in
+ * Redis and {@link Gate#exit leaves}: the next thread becomes the occupant and contends in Redis,
+ * after letting another process go first if one was waiting (it was told of the release).
  */
 final class LocalGates {
-
-    static final int MAX_LOCAL_HANDOFFS = 8;
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
 
     /**
-     * Enters the gate of {@code name}, waiting until {@code deadlineNanos}.
+     * Enters the gate of {@code name}, waiting until {@code deadlineNanos} for the occupant to leave
+     * or to pass its grant.
      *
-     * @return the gate, or null if the deadline passed first
+     * @return the entry, or null if the deadline passed first
+     * @throws InterruptedException if interrupted while queued (nothing is held then)
      */
     @Nullable
-    Gate enter(String name, long deadlineNanos) throws InterruptedException {
+    Entry enter(String name, long deadlineNanos) throws InterruptedException {
         Gate gate = this.gates.compute(name, (key, existing) -> {
             Gate entered = existing != null ? existing : new Gate(key);
             entered.users++;
             return entered;
         });
-        boolean entered = false;
+        Entry entry = null;
         try {
-            long timeout = Math.max(0, deadlineNanos - System.nanoTime());
-            entered = gate.permit.tryAcquire(timeout, TimeUnit.NANOSECONDS);
-            return entered ? gate : null;
+            entry = gate.await(deadlineNanos);
+            return entry;
         } finally {
-            if (!entered) {
+            if (entry == null) {
                 leave(gate);
             }
         }
@@ -53,47 +54,140 @@ final class LocalGates {
         this.gates.computeIfPresent(gate.name, (key, existing) -> --existing.users == 0 ? null : existing);
     }
 
+    /**
+     * What a thread that entered a gate got.
+     *
+     * @param gate the gate; the thread is its occupant until it hands off or exits
+     * @param handOff the Redis grant passed to it by the previous occupant, or null: contend in Redis
+     * @param yieldFirst whether another process waited at the last release: let it try first
+     */
+    record Entry(Gate gate, @Nullable HandOff handOff, boolean yieldFirst) {}
+
+    /** A queued thread. */
+    private static final class Waiter {
+
+        final Thread thread = Thread.currentThread();
+        /** Set under the gate's lock when the waiter is let in; null while it waits. */
+        volatile @Nullable Entry admitted;
+    }
+
     /** One name's gate. */
     final class Gate {
 
         private final String name;
-        private final Semaphore permit = new Semaphore(1, true);
+        private final ReentrantLock lock = new ReentrantLock();
+        private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+        private boolean occupied;
+        /** Guarded by the map's compute: threads inside or queued. */
         private int users;
-        private int handoffStreak;
-        private boolean yieldNext;
 
         private Gate(String name) {
             this.name = name;
         }
 
-        /**
-         * Returns whether the thread that just entered should let other processes try first, and
-         * clears the flag.
-         */
-        synchronized boolean takeYield() {
-            boolean yield = this.yieldNext;
-            this.yieldNext = false;
-            return yield;
+        private @Nullable Entry await(long deadlineNanos) throws InterruptedException {
+            Waiter waiter = new Waiter();
+            this.lock.lock();
+            try {
+                if (!this.occupied) {
+                    this.occupied = true;
+                    return new Entry(this, null, false);
+                }
+                this.queue.addLast(waiter);
+            } finally {
+                this.lock.unlock();
+            }
+            while (true) {
+                Entry admitted = waiter.admitted;
+                if (admitted != null) {
+                    return admitted;
+                }
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0 || Thread.interrupted()) {
+                    boolean interrupted = remaining > 0;
+                    this.lock.lock();
+                    try {
+                        if (waiter.admitted != null) {
+                            // Let in at the last moment: take it (the caller checks the interrupt).
+                            if (interrupted) {
+                                Thread.currentThread().interrupt();
+                            }
+                            return waiter.admitted;
+                        }
+                        this.queue.remove(waiter);
+                    } finally {
+                        this.lock.unlock();
+                    }
+                    if (interrupted) {
+                        throw new InterruptedException("interrupted while queued for lock '" + this.name + "'");
+                    }
+                    return null;
+                }
+                LockSupport.parkNanos(this, remaining);
+            }
         }
 
         /**
-         * Leaves the gate after the lock was released or lost.
+         * Passes the occupant's Redis grant to the first queued thread, which becomes the occupant.
          *
-         * @param waitersElsewhere processes told of the release (-1 unknown)
+         * @return false if no thread queues: the occupant keeps the gate and must release in Redis
+         */
+        boolean handOff(HandOff handOff) {
+            Waiter next;
+            this.lock.lock();
+            try {
+                next = this.queue.pollFirst();
+                if (next == null) {
+                    return false;
+                }
+                next.admitted = new Entry(this, handOff, false);
+            } finally {
+                this.lock.unlock();
+            }
+            LockSupport.unpark(next.thread);
+            leave(this);
+            return true;
+        }
+
+        /** Returns whether a thread queues behind the occupant. */
+        boolean hasQueuedThreads() {
+            this.lock.lock();
+            try {
+                return !this.queue.isEmpty();
+            } finally {
+                this.lock.unlock();
+            }
+        }
+
+        /**
+         * Leaves the gate after the lock was released in Redis or lost: the first queued thread, if
+         * any, becomes the occupant and contends in Redis.
+         *
+         * @param waitersElsewhere processes told of the release (-1 unknown): when one was, the next
+         *     occupant lets it try first
          */
         void exit(long waitersElsewhere) {
-            synchronized (this) {
-                if (waitersElsewhere > 0 && this.permit.hasQueuedThreads()) {
-                    if (++this.handoffStreak >= MAX_LOCAL_HANDOFFS) {
-                        this.handoffStreak = 0;
-                        this.yieldNext = true;
-                    }
+            Waiter next;
+            this.lock.lock();
+            try {
+                next = this.queue.pollFirst();
+                if (next == null) {
+                    this.occupied = false;
                 } else {
-                    this.handoffStreak = 0;
+                    next.admitted = new Entry(this, null, waitersElsewhere > 0);
                 }
+            } finally {
+                this.lock.unlock();
             }
-            this.permit.release();
+            if (next != null) {
+                LockSupport.unpark(next.thread);
+            }
             leave(this);
+        }
+
+        @Override
+        public String toString() {
+            return "gate '" + this.name + "'";
         }
     }
 }

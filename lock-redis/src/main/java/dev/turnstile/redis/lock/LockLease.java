@@ -5,21 +5,32 @@ import dev.turnstile.redis.support.ManagedLease;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
-/** A lease on one lock name: the owner token in Redis, renewed and released owner-checked. */
+/**
+ * A lease on one lock name: the cohort's owner token in Redis, renewed and released owner-checked.
+ * On release it passes the grant to the next thread of this process that queues for the name, while
+ * the cohort allows it; otherwise it releases in Redis.
+ */
 final class LockLease extends ManagedLease {
+
+    /** A grant is passed on only while this much of it is left (at most): less, and it goes back to Redis. */
+    private static final long MIN_LEFT_TO_PASS_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String key;
     private final String channel;
-    private final String ownerToken;
+    private final Cohort cohort;
     private final LocalGates.Gate gate;
     private final long grantedAtMillis;
+    private final boolean passedTo;
+    /** Set once this lease passed its grant on: it never touches Redis with the shared owner token again. */
+    private volatile boolean passedOn;
 
-    /** @param grantedAtMillis the server's clock when it granted, in milliseconds */
+    /** A lease granted in Redis; it starts a cohort. */
     LockLease(
             TurnstileRuntime runtime,
             String name,
-            String ownerToken,
+            Cohort cohort,
             long fencingToken,
             long grantedAtMillis,
             Duration leaseTime,
@@ -29,38 +40,114 @@ final class LockLease extends ManagedLease {
         super(runtime, "lock", name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
         this.key = runtime.keys().lock(name);
         this.channel = runtime.keys().lockChannel(name);
-        this.ownerToken = ownerToken;
+        this.cohort = cohort;
         this.gate = gate;
         this.grantedAtMillis = grantedAtMillis;
+        this.passedTo = false;
+    }
+
+    /**
+     * A lease on a grant passed on by the previous holder: held until its own lease ends, but no
+     * longer than the key is known to live; a watchdog lease renews and a fixed one is topped up
+     * before that.
+     */
+    LockLease(
+            TurnstileRuntime runtime,
+            String name,
+            HandOff handOff,
+            Duration leaseTime,
+            boolean renewedByWatchdog,
+            LocalGates.Gate gate) {
+        super(
+                runtime,
+                "lock",
+                name,
+                handOff.fencingToken(),
+                leaseTime,
+                renewedByWatchdog,
+                Math.min(handOff.handedNanos() + leaseTime.toNanos(), handOff.keyDeadlineNanos()),
+                handOff.handedNanos() + leaseTime.toNanos());
+        this.key = runtime.keys().lock(name);
+        this.channel = runtime.keys().lockChannel(name);
+        this.cohort = handOff.cohort();
+        this.gate = gate;
+        this.grantedAtMillis = handOff.cohort().serverMillisAt(handOff.handedNanos());
+        this.passedTo = true;
     }
 
     @Override
     protected RenewalOutcome renewInRedis(Duration leaseTime) {
-        return renew(this.runtime, name(), this.ownerToken, leaseTime);
+        return renew(this.runtime, name(), this.cohort.ownerToken(), leaseTime);
     }
 
     @Override
     protected long releaseInRedis() {
-        return release(this.runtime, name(), this.key, this.channel, this.ownerToken);
+        if (this.passedOn) {
+            return -1;
+        }
+        return release(this.runtime, name(), this.key, this.channel, this.cohort.ownerToken());
     }
 
+    /** Passes the grant to the next local holder when one queues and the cohort allows; else releases. */
+    @Override
+    protected long releaseForNext() {
+        long now = System.nanoTime();
+        if (deadlineNanos() - now > Math.min(MIN_LEFT_TO_PASS_NANOS, leaseTimeNanos() / 2)
+                && this.gate.hasQueuedThreads()) {
+            long token = this.cohort.takeToken(now);
+            if (token > 0) {
+                this.passedOn = true; // before the hand-off: from then on this lease must not free the grant
+                if (this.gate.handOff(new HandOff(this.cohort, token, deadlineNanos(), now))) {
+                    return 0;
+                }
+                this.passedOn = false;
+            }
+        }
+        return releaseInRedis();
+    }
+
+    /** Under {@code minReplicas} the new time to live waits for the replicas too, as the grant did. */
     @Override
     protected long releaseInRedisAfter(Duration holdAtLeast) {
-        return (Long) this.runtime.eval(
-                LockScripts.RELEASE_AFTER,
-                "release lock '" + name() + "'",
-                List.of(this.key),
-                List.of(
-                        this.ownerToken,
-                        this.channel,
-                        this.runtime.publishCommand(),
-                        Long.toString(this.grantedAtMillis),
-                        Long.toString(holdAtLeast.toMillis())));
+        String operation = "release lock '" + name() + "'";
+        List<String> keys = List.of(this.key);
+        List<String> args = List.of(
+                this.cohort.ownerToken(),
+                this.channel,
+                this.runtime.publishCommand(),
+                Long.toString(this.grantedAtMillis),
+                Long.toString(RedlockLease.ceilMillis(holdAtLeast)));
+        return (Long)
+                (this.runtime.minReplicas() > 0
+                        ? this.runtime
+                                .evalReplicated(LockScripts.RELEASE_AFTER, operation, keys, args)
+                                .reply()
+                        : this.runtime.eval(LockScripts.RELEASE_AFTER, operation, keys, args));
+    }
+
+    /**
+     * A lost lease that was passed on may sit on a key whose time to live is longer than its own
+     * lease: free it (owner-checked, off the deadline thread), so others wait no longer than the
+     * holder's lease.
+     */
+    @Override
+    protected void onLoss() {
+        if (this.passedTo) {
+            this.runtime.watchdog().execute(() -> {
+                try {
+                    releaseInRedis();
+                } catch (RuntimeException unreachable) {
+                    // it expires by its time to live
+                }
+            });
+        }
     }
 
     @Override
     protected void ended(long waitersElsewhere) {
-        this.gate.exit(waitersElsewhere);
+        if (!this.passedOn) {
+            this.gate.exit(waitersElsewhere);
+        }
     }
 
     /**

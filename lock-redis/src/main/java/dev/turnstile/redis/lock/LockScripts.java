@@ -8,8 +8,10 @@ final class LockScripts {
     private LockScripts() {}
 
     /**
-     * KEYS: lock, fence. ARGV: owner token, lease ms, fence retention ms. Returns {@code {1,
-     * fencing token, server time ms}} when acquired, else {@code {0, pttl of the holder}}.
+     * KEYS: lock, fence. ARGV: owner token, lease ms, fence retention ms, tokens to reserve (1 if
+     * absent). Returns {@code {1, fencing token, server time ms}} when acquired, else {@code {0,
+     * pttl of the holder}}. The counter is left at the last reserved token: the holders of a cohort
+     * use the block in order, and the next grant continues above it.
      *
      * <p>The lock key is created with its TTL in one command, so it can never exist without one.
      * The fencing token is the previous token plus one, but never below the server's clock in
@@ -30,7 +32,7 @@ final class LockScripts {
               local now = redis.call('TIME')
               local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
               local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, floor)
-              redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
+              redis.call('SET', KEYS[2], string.format('%.0f', token + tonumber(ARGV[4] or '1') - 1), 'PX', ARGV[3])
               return {1, token, math.floor(floor / 1000)}
             end
             return {0, redis.call('PTTL', KEYS[1])}

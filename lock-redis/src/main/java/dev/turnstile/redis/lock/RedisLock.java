@@ -155,38 +155,41 @@ public final class RedisLock {
     }
 
     private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
-        LocalGates.Gate gate;
+        LocalGates.Entry entry;
         try {
-            gate = this.gates.enter(name, deadline);
+            entry = this.gates.enter(name, deadline);
         } catch (InterruptedException e) {
             throw interrupted(name, start);
         }
-        if (gate == null) {
+        if (entry == null) {
             return Optional.empty();
         }
-        LockLease lease;
-        try {
-            long remaining = deadline - System.nanoTime();
-            long courtesy = remaining > 0 && gate.takeYield() ? Math.min(COURTESY_NANOS, remaining) : 0;
-            lease = WaitLoop.acquire(
-                    this.runtime.signals(),
-                    this.runtime.keys().lockChannel(name),
-                    deadline,
-                    courtesy,
-                    () -> attempt(name, leaseTime, gate));
-        } catch (InterruptedException e) {
-            gate.exit(-1);
-            throw interrupted(name, start);
-        } catch (RuntimeException e) {
-            gate.exit(-1);
-            throw e;
+        LocalGates.Gate gate = entry.gate();
+        LockLease lease = entry.handOff() != null ? passedOn(name, entry.handOff(), leaseTime, gate) : null;
+        if (lease == null) {
+            try {
+                long remaining = deadline - System.nanoTime();
+                long courtesy = remaining > 0 && entry.yieldFirst() ? Math.min(COURTESY_NANOS, remaining) : 0;
+                lease = WaitLoop.acquire(
+                        this.runtime.signals(),
+                        this.runtime.keys().lockChannel(name),
+                        deadline,
+                        courtesy,
+                        () -> attempt(name, leaseTime, gate));
+            } catch (InterruptedException e) {
+                gate.exit(-1);
+                throw interrupted(name, start);
+            } catch (RuntimeException e) {
+                gate.exit(-1);
+                throw e;
+            }
         }
         if (lease == null) {
             gate.exit(-1);
             return Optional.empty();
         }
         try {
-            lease.start(); // from here on the lease owns the gate and leaves it when it ends
+            lease.start(); // from here on the lease owns the gate and leaves (or passes) it when it ends
         } catch (RuntimeException e) {
             lease.close();
             throw e;
@@ -196,6 +199,21 @@ public final class RedisLock {
             throw interrupted(name, start);
         }
         return Optional.of(lease);
+    }
+
+    /**
+     * The lease on a grant the previous local holder passed on, or null when too little of the grant
+     * is left to be worth holding: it is then released in Redis, and this thread contends there.
+     */
+    private @Nullable LockLease passedOn(
+            String name, HandOff handOff, @Nullable Duration leaseTime, LocalGates.Gate gate) {
+        Duration lease = leaseTime != null ? leaseTime : this.runtime.defaultLease();
+        if (handOff.keyDeadlineNanos() - System.nanoTime() > 0) {
+            log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
+            return new LockLease(this.runtime, name, handOff, lease, leaseTime == null, gate);
+        }
+        releaseQuietly(name, this.runtime.keys().lock(name), handOff.cohort().ownerToken());
+        return null;
     }
 
     private WaitLoop.Outcome<LockLease> attempt(String name, @Nullable Duration leaseTime, LocalGates.Gate gate) {
@@ -208,7 +226,8 @@ public final class RedisLock {
         List<String> args = List.of(
                 owner,
                 Long.toString(lease.toMillis()),
-                Long.toString(this.runtime.fenceRetention().toMillis()));
+                Long.toString(this.runtime.fenceRetention().toMillis()),
+                Integer.toString(this.runtime.cohortHolders()));
         try {
             if (this.runtime.minReplicas() > 0) {
                 TurnstileRuntime.Replicated replicated =
@@ -226,8 +245,23 @@ public final class RedisLock {
         long value = (Long) reply.get(1);
         if (status == 1) {
             log.debug("Acquired lock '{}' (fencing token {})", name, value);
+            long grantedAt = (Long) reply.get(2);
             return WaitLoop.Outcome.granted(new LockLease(
-                    this.runtime, name, owner, value, (Long) reply.get(2), lease, leaseTime == null, sent, gate));
+                    this.runtime,
+                    name,
+                    new Cohort(
+                            owner,
+                            value,
+                            this.runtime.cohortHolders(),
+                            this.runtime.cohortMaxAge().toNanos(),
+                            sent,
+                            grantedAt),
+                    value,
+                    grantedAt,
+                    lease,
+                    leaseTime == null,
+                    sent,
+                    gate));
         }
         // (LockLease's constructor only assigns fields: nothing can fail between grant and lease.)
         return WaitLoop.Outcome.busy(value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0);

@@ -56,6 +56,13 @@ public abstract class ManagedLease implements Lease {
     private final List<LeaseListener> listeners = new ArrayList<>();
     private volatile Duration leaseTime;
     private volatile long deadlineNanos;
+    /**
+     * A fixed lease's end as its holder asked for it. A lease passed on from another holder of the
+     * same grant may start with an earlier deadline (the key's own expiry); it is then topped up to
+     * this end, off the acquiring thread, before the deadline comes.
+     */
+    private volatile long plannedEndNanos;
+
     private volatile boolean ended;
     private @Nullable LeaseLostEvent lostEvent;
     /** The renewal chain (watchdog leases only): runs on a renewal thread, may block in Redis. */
@@ -78,13 +85,39 @@ public abstract class ManagedLease implements Lease {
             Duration leaseTime,
             boolean renewedByWatchdog,
             long sentNanos) {
+        this(
+                runtime,
+                kind,
+                name,
+                fencingToken,
+                leaseTime,
+                renewedByWatchdog,
+                sentNanos + leaseTime.toNanos(),
+                sentNanos + leaseTime.toNanos());
+    }
+
+    /**
+     * A lease whose grant in Redis is known to live until {@code deadlineNanos} only, which may be
+     * before {@code plannedEndNanos} (a grant passed on from another holder): a watchdog lease renews
+     * in time, a fixed lease is topped up to its planned end.
+     */
+    protected ManagedLease(
+            TurnstileRuntime runtime,
+            String kind,
+            String name,
+            long fencingToken,
+            Duration leaseTime,
+            boolean renewedByWatchdog,
+            long deadlineNanos,
+            long plannedEndNanos) {
         this.runtime = runtime;
         this.kind = kind;
         this.name = name;
         this.fencingToken = fencingToken;
         this.leaseTime = leaseTime;
         this.renewedByWatchdog = renewedByWatchdog;
-        this.deadlineNanos = sentNanos + leaseTime.toNanos();
+        this.deadlineNanos = deadlineNanos;
+        this.plannedEndNanos = plannedEndNanos;
     }
 
     /** Renews the grant in Redis for {@code leaseTime}, if this owner still holds it. */
@@ -107,6 +140,29 @@ public abstract class ManagedLease implements Lease {
     protected abstract long releaseInRedisAfter(Duration holdAtLeast);
 
     /**
+     * Ends the lease for its owner's release: by default {@link #releaseInRedis()}; a lock may pass
+     * the grant to the next local holder instead.
+     *
+     * @return as {@link #releaseInRedis()}
+     */
+    protected long releaseForNext() {
+        return releaseInRedis();
+    }
+
+    /** Called once when the lease is found lost, before the end hook and the listeners. */
+    protected void onLoss() {}
+
+    /** Returns the current lease time in nanoseconds. */
+    protected final long leaseTimeNanos() {
+        return this.leaseTime.toNanos();
+    }
+
+    /** Returns the local deadline ({@link System#nanoTime()}): the grant lives in Redis at least until then. */
+    protected final long deadlineNanos() {
+        return this.deadlineNanos;
+    }
+
+    /**
      * Returns the local deadline after a successful renewal or extension sent at {@code
      * sentNanos}; by default {@code sentNanos + leaseTime}.
      */
@@ -125,10 +181,18 @@ public abstract class ManagedLease implements Lease {
     public final void start() {
         synchronized (this.monitor) {
             armDeadline();
-            if (this.renewedByWatchdog) {
-                scheduleTimer(this.leaseTime.toNanos() / 3);
+            if (this.renewedByWatchdog || this.plannedEndNanos - this.deadlineNanos > 0) {
+                scheduleTimer(renewalDelay());
             }
         }
+    }
+
+    /**
+     * When the next renewal (or top-up) is due: once two thirds of a lease are left, i.e. a third of
+     * a lease after a fresh grant or renewal.
+     */
+    private long renewalDelay() {
+        return Math.max(0, untilDeadline() - this.leaseTime.toNanos() * 2 / 3);
     }
 
     @Override
@@ -189,6 +253,10 @@ public abstract class ManagedLease implements Lease {
                 throw lostException(outcome == RenewalOutcome.GONE ? "it expired in Redis" : "another owner holds it");
             }
             if (!applyRenewal(sent, newLeaseTime, true)) {
+                if (endedByOwner()) {
+                    // Released meanwhile: the release decides what Redis keeps.
+                    throw lostException("it was released while the extension was in flight");
+                }
                 // The deadline passed while the extension was in flight: the lease was (or is now)
                 // reported lost, and stays lost; the caller must not believe it was extended, and
                 // the grant it just renewed is freed rather than left to block others.
@@ -229,7 +297,17 @@ public abstract class ManagedLease implements Lease {
             long result;
             try {
                 // A lost lease is never held on: what is left of its grant is freed.
-                result = lost || holdAtLeast.isZero() ? releaseInRedis() : releaseInRedisAfter(holdAtLeast);
+                if (lost) {
+                    result = releaseInRedis();
+                } else if (holdAtLeast.isZero()) {
+                    result = releaseForNext();
+                } else {
+                    // After any renewal in flight, so that it cannot reset the time to live the
+                    // hold sets.
+                    synchronized (this.renewalMonitor) {
+                        result = releaseInRedisAfter(holdAtLeast);
+                    }
+                }
                 log.debug(
                         "Released {} '{}' (fencing token {}): {}",
                         this.kind,
@@ -309,6 +387,7 @@ public abstract class ManagedLease implements Lease {
                 this.fencingToken,
                 reason,
                 Durations.format(event.overdue()));
+        onLoss();
         runEndHook(-1);
         this.runtime.publishLoss(event);
         toNotify.forEach(listener -> TurnstileRuntime.notifySafely(listener, event));
@@ -339,7 +418,7 @@ public abstract class ManagedLease implements Lease {
                 return;
             }
             if (untilDeadline() <= 0) {
-                markLost(Reason.RENEWAL_MISSED);
+                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
             } else {
                 renew();
             }
@@ -358,11 +437,20 @@ public abstract class ManagedLease implements Lease {
                 return;
             }
             if (untilDeadline() <= 0) {
-                markLost(Reason.RENEWAL_MISSED);
+                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
                 return;
             }
             long sent = System.nanoTime();
             Duration renewal = this.leaseTime;
+            if (!this.renewedByWatchdog) {
+                // A top-up of a fixed lease: up to its planned end, never beyond.
+                long shortfall = this.plannedEndNanos - this.deadlineNanos;
+                long toEnd = TimeUnit.NANOSECONDS.toMillis(this.plannedEndNanos - sent);
+                if (shortfall <= 0 || toEnd <= 0) {
+                    return;
+                }
+                renewal = Duration.ofMillis(toEnd);
+            }
             RenewalOutcome outcome;
             try {
                 outcome = renewInRedis(renewal);
@@ -381,14 +469,23 @@ public abstract class ManagedLease implements Lease {
                 case RENEWED -> {
                     if (applyRenewal(sent, renewal, false)) {
                         this.runtime.publishRenewal(this.kind, this.name);
-                    } else {
-                        markLost(Reason.RENEWAL_MISSED);
+                    } else if (!endedByOwner()) {
+                        markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
                         freeQuietly();
                     }
+                    // Ended by its owner meanwhile: the release (or hold, or hand-off) decides what
+                    // Redis keeps; this renewal must not free it.
                 }
                 case GONE -> markLost(Reason.EXPIRED_IN_REDIS);
                 case TAKEN_OVER -> markLost(Reason.TAKEN_OVER);
             }
+        }
+    }
+
+    /** Whether the lease ended by its owner's release (not by loss). */
+    private boolean endedByOwner() {
+        synchronized (this.monitor) {
+            return this.ended && this.lostEvent == null;
         }
     }
 
@@ -434,6 +531,9 @@ public abstract class ManagedLease implements Lease {
                 this.leaseTime = renewal;
             }
             this.deadlineNanos = deadlineAfterRenewal(sentNanos, renewal);
+            if (extension) {
+                this.plannedEndNanos = this.deadlineNanos;
+            }
             armDeadline();
             if (this.renewedByWatchdog) {
                 scheduleTimer(renewal.toNanos() / 3);

@@ -32,6 +32,8 @@ public final class TurnstileRuntime implements AutoCloseable {
     private volatile boolean closed;
     private volatile int minReplicas;
     private volatile Duration replicaTimeout = Duration.ofMillis(100);
+    private volatile int cohortHolders = 32;
+    private volatile Duration cohortMaxAge = Duration.ofMillis(20);
     private final java.util.Set<String> scriptsUsed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** Creates the runtime; see {@code Turnstile.Builder} for what each argument means. */
@@ -173,6 +175,25 @@ public final class TurnstileRuntime implements AutoCloseable {
     public void requireReplicas(int replicas, Duration timeout) {
         this.minReplicas = replicas;
         this.replicaTimeout = timeout;
+    }
+
+    /**
+     * Sets the lock cohort's bounds: a grant in Redis is passed to at most {@code holders} threads
+     * of this process in a row, within {@code maxAge} of the grant; 1 turns local hand-off off.
+     */
+    public void cohort(int holders, Duration maxAge) {
+        this.cohortHolders = holders;
+        this.cohortMaxAge = maxAge;
+    }
+
+    /** Returns the most holders one lock grant in Redis serves in this process. */
+    public int cohortHolders() {
+        return this.cohortHolders;
+    }
+
+    /** Returns how long after its grant in Redis a lock may still be passed on locally. */
+    public Duration cohortMaxAge() {
+        return this.cohortMaxAge;
     }
 
     /** Returns how many replicas must acknowledge a grant (0: none). */

@@ -57,6 +57,11 @@ public final class Watchdog implements AutoCloseable {
         return schedule(this.scheduler, () -> runOnIo(task), delayNanos);
     }
 
+    /** Runs {@code task}, which may call Redis, on an I/O thread; dropped once the watchdog is closed. */
+    public void execute(Runnable task) {
+        runOnIo(task);
+    }
+
     private void runOnIo(Runnable task) {
         try {
             this.io.execute(task);

@@ -20,7 +20,9 @@ import redis.clients.jedis.JedisPooled;
  * hold PORT NAME LEASE_MS DEFAULT_LEASE_MS   LEASE_MS 0 = watchdog; prints "ACQUIRED token sentNanos",
  *                                            then obeys "release", "extend MS", "held", "exit"
  * count PORT NAME THREADS INCREMENTS         after "go" on stdin, increments a GET/SET counter under
- *                                            the lock; prints "INTERVAL start end" per hold, then "DONE"
+ *                                            the lock; prints "INTERVAL start end token" per hold, then "DONE"
+ * churn PORT NAME THREADS DEFAULT_LEASE_MS   threads take and release the lock (watchdog lease) until
+ *                                            killed; prints "CHURNING", then "TOKEN t" per hold
  * </pre>
  *
  * On Linux {@link System#nanoTime()} reads CLOCK_MONOTONIC, shared by every process of the machine,
@@ -35,6 +37,8 @@ public final class LockHolderMain {
         try (JedisPooled redis = new JedisPooled("127.0.0.1", port)) {
             if (args[0].equals("hold")) {
                 hold(redis, args[2], Long.parseLong(args[3]), Long.parseLong(args[4]));
+            } else if (args[0].equals("churn")) {
+                churn(redis, args[2], Integer.parseInt(args[3]), Long.parseLong(args[4]));
             } else {
                 count(redis, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             }
@@ -76,6 +80,27 @@ public final class LockHolderMain {
         }
     }
 
+    private static void churn(JedisPooled redis, String name, int threads, long defaultLeaseMillis) throws Exception {
+        Turnstile turnstile = Turnstile.builder(redis)
+                .defaultLease(Duration.ofMillis(defaultLeaseMillis))
+                .build();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        System.out.println("CHURNING");
+        List<Future<?>> loops = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            loops.add(pool.submit(() -> {
+                while (true) {
+                    try (Lease lease = turnstile.lock(name).acquire(Duration.ofSeconds(30), null)) {
+                        System.out.println("TOKEN " + lease.fencingToken());
+                    }
+                }
+            }));
+        }
+        for (Future<?> loop : loops) {
+            loop.get(); // until killed
+        }
+    }
+
     private static void count(JedisPooled redis, String name, int threads, int increments) throws Exception {
         try (Turnstile turnstile = Turnstile.builder(redis).build()) {
             System.out.println("READY");
@@ -87,6 +112,8 @@ public final class LockHolderMain {
                         .append(interval[0])
                         .append(' ')
                         .append(interval[1])
+                        .append(' ')
+                        .append(interval[2])
                         .append('\n');
             }
             System.out.print(out);
@@ -94,7 +121,7 @@ public final class LockHolderMain {
         }
     }
 
-    /** Increments a counter with a plain GET then SET under the lock, recording each hold. */
+    /** Increments a counter with a plain GET then SET under the lock, recording each hold: start, end, token. */
     static final class CounterWork {
 
         private CounterWork() {}
@@ -112,7 +139,7 @@ public final class LockHolderMain {
                             long start = System.nanoTime();
                             String value = redis.get(counterKey);
                             redis.set(counterKey, Long.toString(value == null ? 1 : Long.parseLong(value) + 1));
-                            mine.add(new long[] {start, System.nanoTime()});
+                            mine.add(new long[] {start, System.nanoTime(), lease.fencingToken()});
                         }
                     }
                     return mine;

@@ -1,0 +1,247 @@
+package dev.turnstile.redis.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseLostEvent;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.ChildJvm;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * The lock cohort: a grant passed between threads of one process without Redis, with fencing
+ * tokens that still strictly increase in the order the holds happen, leases that stay honest, and
+ * other processes that still get their turn.
+ */
+class CohortIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private JedisPooled client;
+    private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+    private Turnstile turnstile;
+    private ExecutorService threads;
+
+    @BeforeEach
+    void setUp() {
+        this.client = redis.server().newClient(Duration.ofSeconds(5));
+        // A long cohort age, so that a hold the test keeps for a while is still passed on.
+        this.turnstile = Turnstile.builder(this.client)
+                .defaultLease(Duration.ofSeconds(30))
+                .lockCohort(32, Duration.ofSeconds(10))
+                .listener(this.lost::add)
+                .build();
+        this.threads = Executors.newCachedThreadPool();
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.threads.shutdownNow();
+        this.turnstile.close();
+        this.client.close();
+    }
+
+    @Test
+    void sixteenThreadsInEachOfTwoJvmsHandOffLocallyWithExactCountsOrderedTokensAndFairShares() throws Exception {
+        int perProcess = 4_000;
+        ChildJvm child = redis.startChild(
+                LockHolderMain.class,
+                "count",
+                Integer.toString(redis.server().port()),
+                "cohort-counter",
+                "16",
+                Integer.toString(perProcess));
+        child.awaitLineStartingWith("READY", Duration.ofSeconds(30));
+        redis.server().resetStats();
+        List<long[]> mine;
+        try (Turnstile defaults = Turnstile.builder(this.client).build()) {
+            child.send("go");
+            mine = LockHolderMain.CounterWork.run(
+                    defaults.lock("cohort-counter"), this.client, "counter", 16, perProcess);
+        }
+        child.awaitLineStartingWith("DONE", Duration.ofMinutes(3));
+        long evals = evalCalls();
+        List<long[]> theirs = new ArrayList<>();
+        for (String line : child.lines()) {
+            if (line.startsWith("INTERVAL ")) {
+                String[] parts = line.split(" ");
+                theirs.add(new long[] {Long.parseLong(parts[1]), Long.parseLong(parts[2]), Long.parseLong(parts[3])});
+            }
+        }
+
+        assertThat(this.client.get("counter")).isEqualTo(Integer.toString(2 * perProcess));
+        assertThat(theirs).hasSize(perProcess);
+        List<long[]> holds = new ArrayList<>(mine);
+        holds.addAll(theirs);
+        holds.sort(Comparator.comparingLong(hold -> hold[0]));
+        int passedOn = 0;
+        for (int i = 1; i < holds.size(); i++) {
+            long[] previous = holds.get(i - 1);
+            long[] hold = holds.get(i);
+            assertThat(hold[0])
+                    .as("hold %d starts after hold %d ended", i, i - 1)
+                    .isGreaterThanOrEqualTo(previous[1]);
+            assertThat(hold[2])
+                    .as("hold %d's fencing token is above the one before it", i)
+                    .isGreaterThan(previous[2]);
+            passedOn += hold[2] == previous[2] + 1 ? 1 : 0;
+        }
+        assertThat(passedOn).as("holds passed on within a process").isGreaterThan(holds.size() / 2);
+        assertThat(evals).as("Redis scripts run for %d holds", holds.size()).isLessThan(holds.size() / 2);
+
+        // Neither process starved while both were running.
+        long bothRunning = Math.min(
+                mine.stream().mapToLong(h -> h[1]).max().orElseThrow(),
+                theirs.stream().mapToLong(h -> h[1]).max().orElseThrow());
+        long ownShare = mine.stream().filter(h -> h[1] <= bothRunning).count();
+        long theirShare = theirs.stream().filter(h -> h[1] <= bothRunning).count();
+        System.out.printf(
+                "cohort split while both ran: %d here, %d in the child; %d scripts for %d holds%n",
+                ownShare, theirShare, evals, holds.size());
+        assertThat(ownShare).isGreaterThanOrEqualTo((ownShare + theirShare) / 4);
+        assertThat(theirShare).isGreaterThanOrEqualTo((ownShare + theirShare) / 4);
+    }
+
+    @Test
+    void aLeaseLostWhileOthersQueueIsNotPassedOnAndItsKeyIsFreedForTheNext() throws Exception {
+        RedisLock lock = this.turnstile.lock("lost-in-cohort");
+        Lease first = lock.acquire(Duration.ZERO, null); // watchdog: the key lives 30 s
+        Future<Lease> shortLease =
+                this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), Duration.ofMillis(300)));
+        awaitQueued(1);
+        Future<Lease> next = this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), null));
+        awaitQueued(2);
+        first.release();
+        Lease overrunning = shortLease.get(5, TimeUnit.SECONDS);
+        assertThat(overrunning.fencingToken()).as("passed on: the next token").isEqualTo(first.fencingToken() + 1);
+        assertThat(this.client.pttl("turnstile:lock:{lost-in-cohort}"))
+                .as("the key still has the first holder's 30 s")
+                .isGreaterThan(10_000L);
+
+        // The 300 ms holder overruns: it is reported lost, and its key is freed for the next waiter
+        // instead of blocking everyone for the rest of the 30 s.
+        long overrunStart = System.nanoTime();
+        Lease third = next.get(10, TimeUnit.SECONDS);
+        Duration waited = Duration.ofNanos(System.nanoTime() - overrunStart);
+        assertThat(this.lost).extracting(LeaseLostEvent::reason).containsExactly(LeaseLostEvent.Reason.LEASE_ELAPSED);
+        assertThat(overrunning.isHeld()).isFalse();
+        assertThat(third.isHeld()).isTrue();
+        assertThat(third.fencingToken())
+                .as("a fresh grant in Redis, not the lost one passed on")
+                .isGreaterThan(overrunning.fencingToken() + 1);
+        assertThat(waited).isLessThan(Duration.ofSeconds(5));
+        assertThat(overrunning.release()).isFalse();
+        assertThat(third.isHeld()).isTrue();
+        assertThat(this.client.pttl("turnstile:lock:{lost-in-cohort}")).isBetween(1L, 30_000L);
+        third.release();
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void aPassedOnLeaseCountsFromTheKeysExpiryUntilItIsToppedUp() throws Exception {
+        RedisLock lock = this.turnstile.lock("until-topped-up");
+        Lease first = lock.acquire(Duration.ZERO, Duration.ofMillis(900));
+        Future<Lease> longer = this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), Duration.ofSeconds(5)));
+        awaitQueued(1);
+        // Redis frozen: the hand-off needs no Redis, but the top-up cannot reach it.
+        redis.server().pause();
+        try {
+            first.release();
+            Lease second = longer.get(5, TimeUnit.SECONDS);
+            assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
+            assertThat(second.remaining())
+                    .as("counts from the key's own expiry, the first holder's 900 ms")
+                    .isLessThanOrEqualTo(Duration.ofMillis(900));
+            await().atMost(Duration.ofSeconds(3)).until(() -> !second.isHeld());
+            assertThat(this.lost)
+                    .extracting(LeaseLostEvent::reason)
+                    .containsExactly(LeaseLostEvent.Reason.LEASE_ELAPSED);
+        } finally {
+            redis.server().resume();
+        }
+    }
+
+    @Test
+    void aPassedOnLeaseIsToppedUpToItsOwnLeaseOffTheAcquiringPath() throws Exception {
+        RedisLock lock = this.turnstile.lock("topped-up");
+        Lease first = lock.acquire(Duration.ZERO, Duration.ofMillis(900));
+        Future<Lease> longer = this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), Duration.ofSeconds(5)));
+        awaitQueued(1);
+        first.release();
+        Lease second = longer.get(5, TimeUnit.SECONDS);
+        assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
+        await().atMost(Duration.ofSeconds(2)).until(() -> this.client.pttl("turnstile:lock:{topped-up}") > 2_000L);
+        await().atMost(Duration.ofSeconds(1)).until(() -> second.remaining().compareTo(Duration.ofSeconds(3)) > 0);
+        assertThat(second.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(5));
+        assertThat(this.client.pttl("turnstile:lock:{topped-up}")).isLessThanOrEqualTo(5_000L);
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1_000));
+        assertThat(second.isHeld()).as("held past the first holder's 900 ms").isTrue();
+        assertThat(this.lost).isEmpty();
+        assertThat(second.release()).isTrue();
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void aHolderKilledInTheMiddleOfACohortGivesTheLockBackAfterItsLease() throws Exception {
+        ChildJvm child = redis.startChild(
+                LockHolderMain.class, "churn", Integer.toString(redis.server().port()), "killed-cohort", "8", "1500");
+        child.awaitLineStartingWith("CHURNING", Duration.ofSeconds(30));
+        long highest = Long.parseLong(
+                child.awaitLineStartingWith("TOKEN", Duration.ofSeconds(10)).split(" ")[1]);
+        child.kill();
+        long killed = System.nanoTime();
+        for (String line : child.lines()) {
+            if (line.startsWith("TOKEN ")) {
+                highest = Math.max(highest, Long.parseLong(line.split(" ")[1]));
+            }
+        }
+        try (Lease after = this.turnstile.lock("killed-cohort").acquire(Duration.ofSeconds(10), null)) {
+            Duration waited = Duration.ofNanos(System.nanoTime() - killed);
+            assertThat(waited).as("back within the child's 1.5 s lease").isLessThan(Duration.ofMillis(1_500 + 1_000));
+            assertThat(after.fencingToken())
+                    .as("above every token the cohort handed out")
+                    .isGreaterThan(highest);
+        }
+    }
+
+    private void awaitQueued(int waiting) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> queuedThreads() >= waiting);
+    }
+
+    /** Threads of the pool parked in a gate. */
+    private long queuedThreads() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(entry -> entry.getKey().getState() == Thread.State.TIMED_WAITING)
+                .filter(entry -> Arrays.stream(entry.getValue())
+                        .anyMatch(frame -> frame.getClassName().startsWith(LocalGates.class.getName())))
+                .count();
+    }
+
+    private long evalCalls() {
+        return redis.server()
+                .client()
+                .info("commandstats")
+                .lines()
+                .filter(line -> line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:"))
+                .mapToLong(line -> Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1")))
+                .sum();
+    }
+}
