@@ -32,7 +32,9 @@ import redis.clients.jedis.UnifiedJedis;
  * the run; prints Markdown tables and writes them, a CSV and an SVG chart under {@code
  * docs/benchmarks/}.
  *
- * <p>Arguments: {@code --trial=2s --warmup=1s --trials=3 --out=docs/benchmarks}.
+ * <p>Arguments: {@code --trial=2s --warmup=1s --trials=3 --out=docs/benchmarks}, and {@code
+ * --only=text} to run only the groups whose title contains the text ("processes" for the
+ * two-process rows).
  */
 public final class BenchmarkMain {
 
@@ -44,6 +46,7 @@ public final class BenchmarkMain {
         Duration warmUp = Duration.ofSeconds(1);
         int trials = 3;
         Path out = Path.of("docs", "benchmarks");
+        String only = "";
         for (String arg : args) {
             String value = arg.substring(arg.indexOf('=') + 1);
             if (arg.startsWith("--trial=")) {
@@ -54,6 +57,8 @@ public final class BenchmarkMain {
                 trials = Integer.parseInt(value);
             } else if (arg.startsWith("--out=")) {
                 out = Path.of(value);
+            } else if (arg.startsWith("--only=")) {
+                only = value;
             }
         }
         try (RedisServer server = RedisServer.start()) {
@@ -61,6 +66,9 @@ public final class BenchmarkMain {
             Harness harness = new Harness(server, peers.counting, warmUp, trial, trials);
             List<Measurement> results = new ArrayList<>();
             for (Scenario scenario : peers.scenarios()) {
+                if (!scenario.group().contains(only)) {
+                    continue;
+                }
                 Measurement measurement = harness.measure(scenario, peers.counted(scenario));
                 System.out.printf(
                         Locale.ROOT,
@@ -73,19 +81,30 @@ public final class BenchmarkMain {
                 results.add(measurement);
             }
             List<Report.ProcessRow> processes = new ArrayList<>();
-            for (String[] library : new String[][] {
+            String[][] libraries = {
                 {"turnstile", "Turnstile RedisLock"},
                 {"redisson", "Redisson RLock"},
+                {"spring-integration-spin", "Spring Integration RedisLockRegistry, SPIN"},
                 {"spring-integration", "Spring Integration RedisLockRegistry, PUB_SUB"}
-            }) {
-                double[] measured = TwoProcessRun.measure(server, library[0], "two-jvms", 4, trial.multipliedBy(2));
+            };
+            for (String[] library :
+                    "2 JVM processes".contains(only) || only.contains("process") ? libraries : new String[0][]) {
+                // The median of the trials, by throughput.
+                List<double[]> runs = new ArrayList<>();
+                for (int i = 0; i < trials; i++) {
+                    runs.add(TwoProcessRun.measure(server, library[0], "two-jvms", 4, trial.multipliedBy(2)));
+                }
+                runs.sort((a, b) -> Double.compare(a[0], b[0]));
+                double[] measured = runs.get(runs.size() / 2);
                 System.out.printf(
                         Locale.ROOT,
-                        "2 JVM processes x 4 threads, one key   %-46s %10.0f acq/s %7.2f cmd/acq%n",
+                        "2 JVM processes x 4 threads, one key   %-46s %10.0f acq/s %7.2f cmd/acq %3.0f%% here p99 %6.0f us%n",
                         library[1],
                         measured[0],
-                        measured[1]);
-                processes.add(new Report.ProcessRow(library[1], measured[0], measured[1]));
+                        measured[1],
+                        measured[2] * 100,
+                        measured[3]);
+                processes.add(new Report.ProcessRow(library[1], measured[0], measured[1], measured[2], measured[3]));
             }
             Map<Integer, Double> redisBenchmark = redisBenchmark(server.port());
             String redisVersion = server.client()

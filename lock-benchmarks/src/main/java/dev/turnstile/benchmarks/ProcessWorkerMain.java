@@ -19,7 +19,8 @@ import redis.clients.jedis.JedisPooled;
 /**
  * The other process of the two-process scenario: runs one library's contender on {@code threads}
  * threads against {@code key}, from "go" on its standard input until "stop", then prints {@code
- * COUNT n}. Arguments: library (turnstile, redisson, spring-integration), port, key, threads.
+ * COUNT n p99}: grants, and the 99th percentile of acquire latency in microseconds. Arguments:
+ * library (turnstile, redisson, spring-integration, spring-integration-spin), port, key, threads.
  */
 public final class ProcessWorkerMain {
 
@@ -39,7 +40,8 @@ public final class ProcessWorkerMain {
         WorkerGroup workers = new WorkerGroup(contender, threads);
         workers.start();
         input.readLine();
-        System.out.println("COUNT " + workers.stop());
+        long count = workers.stop();
+        System.out.println("COUNT " + count + " " + workers.latencyMicros(0.99));
         for (AutoCloseable resource : resources) {
             resource.close();
         }
@@ -67,8 +69,13 @@ public final class ProcessWorkerMain {
                         new JedisConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
                 factory.afterPropertiesSet();
                 factory.start();
-                RedisLockRegistry registry = new RedisLockRegistry(factory, "si-pubsub", Duration.ofSeconds(60));
-                registry.setRedisLockType(RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
+                boolean spin = library.endsWith("-spin");
+                RedisLockRegistry registry =
+                        new RedisLockRegistry(factory, spin ? "si-spin" : "si-pubsub", Duration.ofSeconds(60));
+                registry.setRedisLockType(
+                        spin
+                                ? RedisLockRegistry.RedisLockType.SPIN_LOCK
+                                : RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
                 resources.add(registry::destroy);
                 resources.add(factory::destroy);
                 return Contenders.springIntegration(registry, key);

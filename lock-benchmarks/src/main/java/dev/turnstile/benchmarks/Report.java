@@ -25,7 +25,12 @@ final class Report {
      * @param acquisitionsPerSecond acquisitions per second of both processes together
      * @param commandsPerAcquisition commands Redis executed per acquisition
      */
-    record ProcessRow(String contender, double acquisitionsPerSecond, double commandsPerAcquisition) {}
+    record ProcessRow(
+            String contender,
+            double acquisitionsPerSecond,
+            double commandsPerAcquisition,
+            double firstProcessShare,
+            double acquireP99Micros) {}
 
     private final String header;
 
@@ -85,16 +90,20 @@ final class Report {
         if (!this.processes.isEmpty()) {
             double baseline = this.processes.get(0).acquisitionsPerSecond();
             text.append("\n### 2 JVM processes x 4 threads, one key\n\n");
-            text.append("| contender | acquisitions/s (both processes) | × first row | commands/acq |\n");
-            text.append("|---|---:|---:|---:|\n");
+            text.append(
+                    "| contender | acquisitions/s (both processes) | × first row | commands/acq | split (process 1 / 2) | acquire p99 µs |\n");
+            text.append("|---|---:|---:|---:|---:|---:|\n");
             for (ProcessRow row : this.processes) {
                 text.append(String.format(
                         Locale.ROOT,
-                        "| %s | %,.0f | %.2f | %.1f |%n",
+                        "| %s | %,.0f | %.2f | %.1f | %.0f%% / %.0f%% | %.0f |%n",
                         row.contender(),
                         row.acquisitionsPerSecond(),
                         row.acquisitionsPerSecond() / baseline,
-                        row.commandsPerAcquisition()));
+                        row.commandsPerAcquisition(),
+                        row.firstProcessShare() * 100,
+                        (1 - row.firstProcessShare()) * 100,
+                        row.acquireP99Micros()));
             }
         }
         if (!this.redisBenchmark.isEmpty()) {
@@ -112,10 +121,11 @@ final class Report {
         for (ProcessRow row : this.processes) {
             text.append(String.format(
                     Locale.ROOT,
-                    "\"2 JVM processes x 4 threads, one key\",\"%s\",8,%.1f,NaN,%.3f,NaN,NaN,NaN,NaN%n",
+                    "\"2 JVM processes x 4 threads, one key\",\"%s\",8,%.1f,NaN,%.3f,NaN,%.1f,NaN,NaN%n",
                     row.contender(),
                     row.acquisitionsPerSecond(),
-                    row.commandsPerAcquisition()));
+                    row.commandsPerAcquisition(),
+                    row.acquireP99Micros()));
         }
         for (Measurement result : this.results) {
             text.append(String.format(

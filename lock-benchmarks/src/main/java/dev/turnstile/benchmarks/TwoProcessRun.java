@@ -17,7 +17,10 @@ final class TwoProcessRun {
 
     private TwoProcessRun() {}
 
-    /** Returns {acquisitions per second of both processes, commands per acquisition}. */
+    /**
+     * Returns {acquisitions per second of both processes, commands per acquisition, this process's
+     * share of the acquisitions, acquire p99 in µs (the higher of the two processes')}.
+     */
     static double[] measure(RedisServer server, String library, String key, int threads, Duration duration)
             throws Exception {
         try (ChildJvm child = ChildJvm.start(
@@ -34,8 +37,10 @@ final class TwoProcessRun {
             long own = workers.stop();
             child.send("stop");
             double seconds = (System.nanoTime() - start) / 1e9;
-            long childCount = Long.parseLong(
-                    child.awaitLineStartingWith("COUNT", Duration.ofSeconds(60)).split(" ")[1]);
+            String[] counted =
+                    child.awaitLineStartingWith("COUNT", Duration.ofSeconds(60)).split(" ");
+            long childCount = Long.parseLong(counted[1]);
+            double p99 = Math.max(workers.latencyMicros(0.99), Double.parseDouble(counted[2]));
             Map<String, Long> counts = server.commandCounts();
             long commands = counts.entrySet().stream()
                     .filter(entry -> !entry.getKey().startsWith("info")
@@ -46,7 +51,12 @@ final class TwoProcessRun {
                 resource.close();
             }
             long total = own + childCount;
-            return new double[] {total / seconds, total == 0 ? Double.NaN : (double) commands / total};
+            return new double[] {
+                total / seconds,
+                total == 0 ? Double.NaN : (double) commands / total,
+                total == 0 ? Double.NaN : (double) own / total,
+                p99
+            };
         }
     }
 }

@@ -15,8 +15,8 @@ public interface LeaseListener {
     void leaseLost(LeaseLostEvent event);
 
     /**
-     * Called each time the watchdog renewed a lease of {@code kind} ({@code "lock"} or {@code
-     * "semaphore"}) named {@code name}; for metrics. Does nothing by default.
+     * Called each time the watchdog renewed a lease of {@code kind} named {@code name}; for
+     * metrics. Does nothing by default.
      */
-    default void leaseRenewed(String kind, String name) {}
+    default void leaseRenewed(LeaseKind kind, String name) {}
 }

@@ -5,13 +5,13 @@ import java.time.Duration;
 /**
  * What a {@link LeaseListener} hears.
  *
- * @param kind {@code "lock"} or {@code "semaphore"}
+ * @param kind a lock or a semaphore permit
  * @param name the lock or semaphore name
  * @param fencingToken the lost lease's fencing token
  * @param reason how the lease was lost
  * @param overdue how long past the lease's local deadline the loss was detected (zero if before)
  */
-public record LeaseLostEvent(String kind, String name, long fencingToken, Reason reason, Duration overdue) {
+public record LeaseLostEvent(LeaseKind kind, String name, long fencingToken, Reason reason, Duration overdue) {
 
     /** How a lease was lost. */
     public enum Reason {

@@ -31,7 +31,7 @@ import redis.clients.jedis.UnifiedJedis;
  * then expire after their lease time) and closes the pub/sub connection; it does not close the
  * Jedis client, which belongs to the caller.
  */
-public final class Turnstile implements AutoCloseable {
+public final class Turnstile implements LockFactory, AutoCloseable {
 
     private final TurnstileRuntime runtime;
     private final Locks locks;
@@ -62,6 +62,7 @@ public final class Turnstile implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code name} is null or blank
      */
+    @Override
     public RedisLock lock(String name) {
         return this.locks.lock(List.of(Arguments.requireName(name, "name")));
     }
@@ -71,6 +72,7 @@ public final class Turnstile implements AutoCloseable {
      *
      * @throws IllegalArgumentException if there is no name, or one is null or blank
      */
+    @Override
     public RedisLock lock(Collection<String> names) {
         return this.locks.lock(names);
     }
@@ -85,9 +87,9 @@ public final class Turnstile implements AutoCloseable {
         return RedisSemaphore.of(this.runtime, name, limit);
     }
 
-    /** Returns the shared runtime; for the other Turnstile modules, not an API. */
-    public TurnstileRuntime runtime() {
-        return this.runtime;
+    /** Returns health and inspection calls for operators and health checks. */
+    public TurnstileDiagnostics diagnostics() {
+        return new TurnstileDiagnostics(this.runtime);
     }
 
     @Override

@@ -138,13 +138,13 @@ class ClusterPartitionIntegrationTests {
                         2);
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             proxies.forEach(PartitionProxy::partition);
-            assertThat(turnstile.runtime().shardedSignals())
+            assertThat(turnstile.diagnostics().shardedSignals())
                     .as("no node answers: plain pub/sub for now")
                     .isFalse();
             proxies.forEach(PartitionProxy::heal);
             await().atMost(Duration.ofSeconds(10))
                     .alias("probed again once the nodes answer")
-                    .until(() -> turnstile.runtime().shardedSignals());
+                    .until(() -> turnstile.diagnostics().shardedSignals());
         } finally {
             proxies.forEach(PartitionProxy::close);
         }

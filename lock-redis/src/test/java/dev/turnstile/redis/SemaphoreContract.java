@@ -158,7 +158,7 @@ public abstract class SemaphoreContract {
         Permit permit = semaphore.acquire(Duration.ZERO, Duration.ofMillis(150));
         await().atMost(Duration.ofSeconds(5)).until(() -> !this.lost.isEmpty());
         assertThat(this.lost).singleElement().satisfies(event -> {
-            assertThat(event.kind()).isEqualTo("semaphore");
+            assertThat(event.kind()).isEqualTo(LeaseKind.SEMAPHORE);
             assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.LEASE_ELAPSED);
         });
         assertThatThrownBy(() -> permit.extend(Duration.ofSeconds(5)))

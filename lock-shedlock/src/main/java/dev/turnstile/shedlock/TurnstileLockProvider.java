@@ -1,10 +1,7 @@
 package dev.turnstile.shedlock;
 
-import dev.turnstile.redis.Lease;
-import dev.turnstile.redis.Turnstile;
-import dev.turnstile.redis.lock.Redlock;
+import dev.turnstile.redis.LockFactory;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -37,16 +34,14 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  */
 public final class TurnstileLockProvider implements ExtensibleLockProvider {
 
-    private final LockSource source;
+    private final LockFactory locks;
 
-    /** A provider of locks in the Redis deployment {@code turnstile} talks to. */
-    public TurnstileLockProvider(Turnstile turnstile) {
-        this.source = (name, lease) -> turnstile.lock(name).tryAcquire(Duration.ZERO, lease);
-    }
-
-    /** A provider of Redlock locks over {@code redlock}'s masters. */
-    public TurnstileLockProvider(Redlock redlock) {
-        this.source = (name, lease) -> redlock.tryAcquire(List.of(name), Duration.ZERO, lease);
+    /**
+     * A provider of locks from {@code locks}: a {@code Turnstile} (one Redis deployment) or a
+     * {@code Redlock} (a majority of independent masters).
+     */
+    public TurnstileLockProvider(LockFactory locks) {
+        this.locks = locks;
     }
 
     /**
@@ -63,20 +58,14 @@ public final class TurnstileLockProvider implements ExtensibleLockProvider {
                     + "' must be positive but was " + atMost + "; it is the lock's lease in Redis");
         }
         long started = System.nanoTime();
-        return this.source
-                .tryAcquire(configuration.getName(), atMost)
+        return this.locks
+                .lock(configuration.getName())
+                .tryAcquire(Duration.ZERO, atMost)
                 .map(lease -> new TurnstileSimpleLock(lease, started, configuration.getLockAtLeastFor()));
     }
 
     @Override
     public String toString() {
         return "TurnstileLockProvider";
-    }
-
-    /** Where the provider's locks come from: one deployment or Redlock. */
-    @FunctionalInterface
-    interface LockSource {
-
-        Optional<Lease> tryAcquire(String name, Duration lease);
     }
 }

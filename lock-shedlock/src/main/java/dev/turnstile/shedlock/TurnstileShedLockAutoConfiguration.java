@@ -25,6 +25,6 @@ public class TurnstileShedLockAutoConfiguration {
     @ConditionalOnMissingBean(LockProvider.class)
     public TurnstileLockProvider turnstileLockProvider(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
         Redlock masters = redlock.getIfUnique();
-        return masters != null ? new TurnstileLockProvider(masters) : new TurnstileLockProvider(turnstile);
+        return new TurnstileLockProvider(masters != null ? masters : turnstile);
     }
 }

@@ -54,7 +54,7 @@ class TurnstileAutoConfigurationTests {
                     .acquire(java.time.Duration.ZERO, null)
                     .release();
             assertThat(redis.server().commandCounts()).containsKey("evalsha");
-            assertThat(context.getBean(Turnstile.class).runtime().keys().prefix())
+            assertThat(context.getBean(Turnstile.class).diagnostics().keyPrefix())
                     .isEqualTo("shop");
         });
     }
@@ -84,7 +84,10 @@ class TurnstileAutoConfigurationTests {
         runner().withUserConfiguration(OwnClient.class).run(context -> {
             assertThat(context).hasSingleBean(UnifiedJedis.class);
             assertThat(context.getBean(UnifiedJedis.class)).isSameAs(context.getBean("ownClient"));
-            assertThat(context.getBean(Turnstile.class).runtime().redis()).isSameAs(context.getBean("ownClient"));
+            // Turnstile works through that client: what it locks, the client sees.
+            try (var lease = context.getBean(Turnstile.class).lock("own-client").acquire(java.time.Duration.ZERO, null)) {
+                assertThat(context.getBean(UnifiedJedis.class).exists("turnstile:lock:{own-client}")).isTrue();
+            }
         });
     }
 

@@ -25,6 +25,6 @@ public class TurnstileIntegrationAutoConfiguration {
     @ConditionalOnMissingBean(LockRegistry.class)
     public TurnstileLockRegistry turnstileLockRegistry(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
         Redlock masters = redlock.getIfUnique();
-        return masters != null ? new TurnstileLockRegistry(masters) : new TurnstileLockRegistry(turnstile);
+        return new TurnstileLockRegistry(masters != null ? masters : turnstile);
     }
 }

@@ -3,6 +3,7 @@ package dev.turnstile.integration;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.LockLostException;
+import dev.turnstile.redis.NamedLock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +31,7 @@ public final class TurnstileLock implements Lock {
     private static final Duration WAIT_CHUNK = Duration.ofHours(1);
 
     private final String name;
-    private final TurnstileLockRegistry.LockSource source;
+    private final NamedLock redisLock;
     private final @Nullable Duration leaseTime;
     private final ReentrantLock local = new ReentrantLock();
     private volatile @Nullable Lease lease;
@@ -39,9 +40,9 @@ public final class TurnstileLock implements Lock {
 
     private volatile long lastUsedNanos = System.nanoTime();
 
-    TurnstileLock(String name, TurnstileLockRegistry.LockSource source, @Nullable Duration leaseTime) {
+    TurnstileLock(String name, NamedLock redisLock, @Nullable Duration leaseTime) {
         this.name = name;
-        this.source = source;
+        this.redisLock = redisLock;
         this.leaseTime = leaseTime;
     }
 
@@ -246,7 +247,7 @@ public final class TurnstileLock implements Lock {
             touch();
             return true;
         }
-        Optional<Lease> acquired = this.source.tryAcquire(this.name, wait, this.leaseTime);
+        Optional<Lease> acquired = this.redisLock.tryAcquire(wait, this.leaseTime);
         acquired.ifPresent(fresh -> {
             if (held != null) {
                 held.close(); // the lost one: frees what may be left of it, owner-checked

@@ -1,12 +1,7 @@
 package dev.turnstile.integration;
 
-import dev.turnstile.redis.Lease;
-import dev.turnstile.redis.Turnstile;
-import dev.turnstile.redis.lock.Redlock;
-import dev.turnstile.redis.support.Arguments;
+import dev.turnstile.redis.LockFactory;
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -33,33 +28,32 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
 @SuppressWarnings("rawtypes") // raw on Spring Integration 6.5, where these interfaces are not generic
 public final class TurnstileLockRegistry implements ExpirableLockRegistry, RenewableLockRegistry {
 
-    private final LockSource source;
+    private final LockFactory locks;
     private final @Nullable Duration leaseTime;
-    private final ConcurrentHashMap<String, TurnstileLock> locks = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, TurnstileLock> obtained = new ConcurrentHashMap<>();
 
-    private TurnstileLockRegistry(LockSource source, @Nullable Duration leaseTime) {
-        this.source = source;
-        this.leaseTime = leaseTime == null ? null : Arguments.requirePositive(leaseTime, "leaseTime");
-    }
-
-    /** A registry of locks in the Redis deployment {@code turnstile} talks to, watchdog-renewed. */
-    public TurnstileLockRegistry(Turnstile turnstile) {
-        this(turnstile, null);
+    /**
+     * A registry of watchdog-renewed locks from {@code locks}: a {@code Turnstile} (one Redis
+     * deployment) or a {@code Redlock} (a majority of independent masters).
+     */
+    public TurnstileLockRegistry(LockFactory locks) {
+        this(locks, null);
     }
 
     /**
-     * A registry of locks in the Redis deployment {@code turnstile} talks to.
+     * A registry of locks from {@code locks}.
      *
      * @param leaseTime a fixed lease (a lock held longer is lost and reported); null for the default
      *     lease, renewed by the watchdog while the lock is held
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive
      */
-    public TurnstileLockRegistry(Turnstile turnstile, @Nullable Duration leaseTime) {
-        this((name, wait, lease) -> turnstile.lock(name).tryAcquire(wait, lease), leaseTime);
-    }
-
-    /** A registry of Redlock locks over {@code redlock}'s masters, watchdog-renewed on a majority. */
-    public TurnstileLockRegistry(Redlock redlock) {
-        this((name, wait, lease) -> redlock.tryAcquire(List.of(name), wait, lease), null);
+    public TurnstileLockRegistry(LockFactory locks, @Nullable Duration leaseTime) {
+        if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
+            throw new IllegalArgumentException(
+                    "'leaseTime' of a TurnstileLockRegistry must be positive but was " + leaseTime);
+        }
+        this.locks = locks;
+        this.leaseTime = leaseTime;
     }
 
     /**
@@ -74,8 +68,9 @@ public final class TurnstileLockRegistry implements ExpirableLockRegistry, Renew
             throw new IllegalArgumentException("TurnstileLockRegistry keys are lock names: a non-blank String, but got "
                     + (lockKey == null ? "null" : lockKey.getClass().getName() + " '" + lockKey + "'"));
         }
-        return this.locks.compute(name, (key, existing) -> {
-            TurnstileLock lock = existing != null ? existing : new TurnstileLock(key, this.source, this.leaseTime);
+        return this.obtained.compute(name, (key, existing) -> {
+            TurnstileLock lock =
+                    existing != null ? existing : new TurnstileLock(key, this.locks.lock(key), this.leaseTime);
             lock.touch();
             return lock;
         });
@@ -86,7 +81,7 @@ public final class TurnstileLockRegistry implements ExpirableLockRegistry, Renew
     public void expireUnusedOlderThan(long age) {
         long now = System.nanoTime();
         long ageNanos = TimeUnit.MILLISECONDS.toNanos(age);
-        this.locks.values().removeIf(lock -> !lock.isLockedInThisProcess() && now - lock.lastUsedNanos() > ageNanos);
+        this.obtained.values().removeIf(lock -> !lock.isLockedInThisProcess() && now - lock.lastUsedNanos() > ageNanos);
     }
 
     /**
@@ -109,11 +104,14 @@ public final class TurnstileLockRegistry implements ExpirableLockRegistry, Renew
      * @throws dev.turnstile.redis.LockLostException if its lease was lost
      */
     public void renewLock(Object lockKey, Duration ttl) {
-        heldLock(lockKey).renew(Arguments.requirePositive(ttl, "ttl"));
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("'ttl' to renew lock '" + lockKey + "' must be positive but was " + ttl);
+        }
+        heldLock(lockKey).renew(ttl);
     }
 
     private TurnstileLock heldLock(Object lockKey) {
-        TurnstileLock lock = lockKey instanceof String name ? this.locks.get(name) : null;
+        TurnstileLock lock = lockKey instanceof String name ? this.obtained.get(name) : null;
         if (lock == null || !lock.isHeldByCurrentThread()) {
             throw new IllegalStateException(
                     "Cannot renew lock '" + lockKey + "': it is not held by the current thread");
@@ -123,13 +121,6 @@ public final class TurnstileLockRegistry implements ExpirableLockRegistry, Renew
 
     @Override
     public String toString() {
-        return "TurnstileLockRegistry[" + this.locks.size() + " locks]";
-    }
-
-    /** Where a registry's locks come from: one deployment or Redlock. */
-    @FunctionalInterface
-    interface LockSource {
-
-        Optional<Lease> tryAcquire(String name, Duration wait, @Nullable Duration leaseTime);
+        return "TurnstileLockRegistry[" + this.obtained.size() + " locks]";
     }
 }

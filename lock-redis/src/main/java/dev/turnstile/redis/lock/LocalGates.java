@@ -80,19 +80,22 @@ final class LocalGates {
         private boolean occupied;
         /** Guarded by the map's compute: threads inside or queued. */
         private int users;
+        /** The entry of a thread that found the gate free. */
+        private final Entry entered = new Entry(this, null, false);
 
         private Gate(String name) {
             this.name = name;
         }
 
         private @Nullable Entry await(long deadlineNanos) throws InterruptedException {
-            Waiter waiter = new Waiter();
+            Waiter waiter;
             this.lock.lock();
             try {
                 if (!this.occupied) {
                     this.occupied = true;
-                    return new Entry(this, null, false);
+                    return this.entered;
                 }
+                waiter = new Waiter();
                 this.queue.addLast(waiter);
             } finally {
                 this.lock.unlock();

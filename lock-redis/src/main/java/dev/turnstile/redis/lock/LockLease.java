@@ -1,5 +1,6 @@
 package dev.turnstile.redis.lock;
 
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.support.ManagedLease;
 import dev.turnstile.redis.support.TurnstileRuntime;
@@ -16,6 +17,11 @@ final class LockLease extends ManagedLease {
 
     /** A grant is passed on only while this much of it is left (at most): less, and it goes back to Redis. */
     private static final long MIN_LEFT_TO_PASS_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Returns how much of a grant must be left to pass it on to a holder whose lease is {@code leaseNanos}. */
+    static long minLeftToPass(long leaseNanos) {
+        return Math.min(MIN_LEFT_TO_PASS_NANOS, leaseNanos / 10);
+    }
 
     private final String key;
     private final String channel;
@@ -37,7 +43,7 @@ final class LockLease extends ManagedLease {
             boolean renewedByWatchdog,
             long sentNanos,
             LocalGates.Gate gate) {
-        super(runtime, "lock", name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
+        super(runtime, LeaseKind.LOCK, name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
         this.key = runtime.keys().lock(name);
         this.channel = runtime.keys().lockChannel(name);
         this.cohort = cohort;
@@ -60,7 +66,7 @@ final class LockLease extends ManagedLease {
             LocalGates.Gate gate) {
         super(
                 runtime,
-                "lock",
+                LeaseKind.LOCK,
                 name,
                 handOff.fencingToken(),
                 leaseTime,
@@ -77,6 +83,9 @@ final class LockLease extends ManagedLease {
 
     @Override
     protected RenewalOutcome renewInRedis(Duration leaseTime) {
+        if (this.passedOn) {
+            return RenewalOutcome.GONE; // the grant is the next holder's now: never touch it
+        }
         return renew(this.runtime, name(), this.cohort.ownerToken(), leaseTime);
     }
 
@@ -92,8 +101,7 @@ final class LockLease extends ManagedLease {
     @Override
     protected long releaseForNext() {
         long now = System.nanoTime();
-        if (deadlineNanos() - now > Math.min(MIN_LEFT_TO_PASS_NANOS, leaseTimeNanos() / 2)
-                && this.gate.hasQueuedThreads()) {
+        if (deadlineNanos() - now > minLeftToPass(leaseTimeNanos()) && this.gate.hasQueuedThreads()) {
             long token = this.cohort.takeToken(now);
             if (token > 0) {
                 this.passedOn = true; // before the hand-off: from then on this lease must not free the grant

@@ -2,6 +2,7 @@ package dev.turnstile.redis.lock;
 
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockAcquisitionException;
+import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
@@ -17,14 +18,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A distributed lock on one name, or on several names at once (all-or-nothing). Obtain it from
- * {@code Turnstile.lock(...)}; it is a cheap, stateless handle, safe to share between threads and
- * to create per call.
+ * A distributed lock on one name, or on several names at once (all-or-nothing), in one Redis
+ * deployment. Obtain it from {@code Turnstile.lock(...)}; it is a cheap, stateless handle, safe to
+ * share between threads and to create per call.
  *
  * <p>Acquiring is one Lua script ({@code SET NX PX} plus the fencing counter): the lock key never
  * exists without a time to live. A waiter sleeps until a release is published (or a bounded,
  * jittered backoff elapses) instead of polling Redis. Threads of one process that want the same
- * name queue locally, so only one of them contends in Redis.
+ * name queue locally, so only one of them contends in Redis, and a holder that releases while
+ * others queue passes the grant to the next of them without a Redis round trip (the lock cohort,
+ * bounded by {@code Turnstile.Builder.lockCohort}).
  *
  * <p>Several names are taken one by one in sorted order within one shared wait, and the ones
  * already taken are released if a later one cannot be: two callers locking the same names in
@@ -33,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@code leaseTime == null} means the default lease (30 s unless configured), renewed by the
  * watchdog at a third of its time until the lease is released; a given lease time is not renewed.
  */
-public final class RedisLock {
+public final class RedisLock implements NamedLock {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLock.class);
     private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -48,35 +51,12 @@ public final class RedisLock {
         this.names = List.copyOf(new TreeSet<>(names));
     }
 
-    /** Returns the names this lock covers, sorted. */
+    @Override
     public List<String> names() {
         return this.names;
     }
 
-    /**
-     * Tries once, without waiting, with the default, watchdog-renewed lease.
-     *
-     * @return the lease, or empty if another owner holds the lock
-     * @throws RedisUnavailableException if Redis cannot be reached
-     */
-    public Optional<Lease> tryAcquire() {
-        return tryAcquire(Duration.ZERO, null);
-    }
-
-    /**
-     * Acquires the lock, waiting up to {@code wait}.
-     *
-     * @param wait how long to wait for the lock; zero tries once
-     * @param leaseTime how long the lease lasts without renewal; null for the default lease,
-     *     renewed by the watchdog until released
-     * @return the lease, or empty if the wait passed
-     * @throws IllegalArgumentException if {@code wait} is negative or {@code leaseTime} is not
-     *     positive
-     * @throws LockAcquisitionException if the thread is interrupted while waiting (its interrupt
-     *     flag stays set); a grant that raced the interrupt is released
-     * @throws RedisUnavailableException if Redis cannot be reached; a grant that may have been
-     *     made by a call that timed out is released
-     */
+    @Override
     public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
         Arguments.requireNonNegative(wait, "wait");
         if (leaseTime != null) {
@@ -84,42 +64,15 @@ public final class RedisLock {
         }
         this.runtime.requireOpen();
         long start = System.nanoTime();
-        long deadline = start + wait.toNanos();
-        List<Lease> taken = new ArrayList<>(this.names.size());
-        try {
-            for (String name : this.names) {
-                Optional<Lease> lease = acquireOne(name, start, deadline, leaseTime);
-                if (lease.isEmpty()) {
-                    releaseAll(taken);
-                    return Optional.empty();
-                }
-                taken.add(lease.get());
-            }
-        } catch (RuntimeException e) {
-            releaseAll(taken);
-            throw e;
-        }
-        return Optional.of(taken.size() == 1 ? taken.get(0) : new MultiLease(taken));
+        return AllOrNothing.acquire(
+                this.names,
+                start,
+                start + wait.toNanos(),
+                (name, begun, deadline) -> acquireOne(name, begun, deadline, leaseTime));
     }
 
-    /**
-     * Acquires the lock like {@link #tryAcquire(Duration, Duration)}, but throws when the wait
-     * passes.
-     *
-     * @throws LockAcquisitionException if the lock stayed held for the whole wait, naming the lock
-     *     and the time waited
-     */
-    public Lease acquire(Duration wait, @Nullable Duration leaseTime) {
-        long start = System.nanoTime();
-        return tryAcquire(wait, leaseTime)
-                .orElseThrow(() -> LockAcquisitionException.of(
-                        String.join(",", this.names), Duration.ofNanos(System.nanoTime() - start)));
-    }
-
-    /**
-     * Returns whether any owner holds any of this lock's names right now (one Redis read; the
-     * answer may be stale by the time it is used).
-     */
+    /** One Redis read per name; the answer may be stale by the time it is used. */
+    @Override
     public boolean isLocked() {
         for (String name : this.names) {
             String key = this.runtime.keys().lock(name);
@@ -131,13 +84,7 @@ public final class RedisLock {
         return false;
     }
 
-    /**
-     * Deletes this lock's keys whoever holds them, and wakes waiters: an operator's tool for a lock
-     * whose holder is known to be gone (the holder, if alive, finds its lease lost at its next
-     * renewal). Fencing counters are kept, so tokens still increase.
-     *
-     * @return the names that were held
-     */
+    @Override
     public List<String> forceRelease() {
         List<String> freed = new ArrayList<>();
         for (String name : this.names) {
@@ -208,10 +155,11 @@ public final class RedisLock {
     private @Nullable LockLease passedOn(
             String name, HandOff handOff, @Nullable Duration leaseTime, LocalGates.Gate gate) {
         Duration lease = leaseTime != null ? leaseTime : this.runtime.defaultLease();
-        if (handOff.keyDeadlineNanos() - System.nanoTime() > 0) {
+        if (handOff.keyDeadlineNanos() - System.nanoTime() > LockLease.minLeftToPass(lease.toNanos())) {
             log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
             return new LockLease(this.runtime, name, handOff, lease, leaseTime == null, gate);
         }
+        // Too little left (this thread was slow to wake): back to Redis; this thread contends there.
         releaseQuietly(name, this.runtime.keys().lock(name), handOff.cohort().ownerToken());
         return null;
     }
@@ -220,6 +168,9 @@ public final class RedisLock {
         Duration lease = leaseTime != null ? leaseTime : this.runtime.defaultLease();
         String owner = this.runtime.newOwnerToken();
         String key = this.runtime.keys().lock(name);
+        // Every grant reserves its cohort's tokens, also when nobody queues yet: threads that come
+        // while it is held get it passed on. (Read once: the script and the cohort must agree.)
+        int holders = this.runtime.cohortHolders();
         long sent = System.nanoTime();
         List<?> reply;
         List<String> keys = List.of(key, this.runtime.keys().lockFence(name));
@@ -227,7 +178,7 @@ public final class RedisLock {
                 owner,
                 Long.toString(lease.toMillis()),
                 Long.toString(this.runtime.fenceRetention().toMillis()),
-                Integer.toString(this.runtime.cohortHolders()));
+                Integer.toString(holders));
         try {
             if (this.runtime.minReplicas() > 0) {
                 TurnstileRuntime.Replicated replicated =
@@ -250,12 +201,7 @@ public final class RedisLock {
                     this.runtime,
                     name,
                     new Cohort(
-                            owner,
-                            value,
-                            this.runtime.cohortHolders(),
-                            this.runtime.cohortMaxAge().toNanos(),
-                            sent,
-                            grantedAt),
+                            owner, value, holders, this.runtime.cohortMaxAge().toNanos(), sent, grantedAt),
                     value,
                     grantedAt,
                     lease,
@@ -284,12 +230,6 @@ public final class RedisLock {
             LockLease.release(this.runtime, name, key, this.runtime.keys().lockChannel(name), owner);
         } catch (RuntimeException ignored) {
             // still unreachable: the grant, if any, expires by its own TTL
-        }
-    }
-
-    private static void releaseAll(List<Lease> taken) {
-        for (int i = taken.size() - 1; i >= 0; i--) {
-            taken.get(i).close();
         }
     }
 

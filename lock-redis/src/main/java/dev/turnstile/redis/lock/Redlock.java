@@ -1,7 +1,7 @@
 package dev.turnstile.redis.lock;
 
-import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseListener;
+import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.inspect.LockInspector;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
@@ -11,8 +11,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -52,7 +50,7 @@ import redis.clients.jedis.UnifiedJedis;
  * <p>Thread-safe; one instance per set of masters. {@link #close()} stops the watchdog and the
  * masters' pools, not the clients.
  */
-public final class Redlock implements AutoCloseable {
+public final class Redlock implements LockFactory, AutoCloseable {
 
     private final List<UnifiedJedis> masters;
     private final TurnstileRuntime runtime;
@@ -97,41 +95,25 @@ public final class Redlock implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code name} is null or blank
      */
+    @Override
     public RedlockLock lock(String name) {
-        Arguments.requireName(name, "name");
-        this.runtime.requireOpen();
-        return new RedlockLock(this, name);
+        return lock(List.of(Arguments.requireName(name, "name")));
     }
 
     /**
-     * Acquires several names all-or-nothing: one by one in sorted order within one wait, releasing
-     * the ones taken if a later one cannot be.
+     * Returns one lock over all {@code names}, each taken on a majority of the masters: one by one
+     * in sorted order within one wait, releasing the ones taken if a later one cannot be.
      *
-     * @return one lease over all names, or empty
+     * @throws IllegalArgumentException if there is no name, or one is null or blank
      */
-    public Optional<Lease> tryAcquire(Collection<String> names, Duration wait, @Nullable Duration leaseTime) {
-        List<String> sorted = List.copyOf(new TreeSet<>(names));
-        if (sorted.isEmpty()) {
+    @Override
+    public RedlockLock lock(Collection<String> names) {
+        if (names == null || names.isEmpty()) {
             throw new IllegalArgumentException("'names' must hold at least one lock name but was " + names);
         }
-        long deadline =
-                System.nanoTime() + Arguments.requireNonNegative(wait, "wait").toNanos();
-        List<Lease> taken = new ArrayList<>();
-        try {
-            for (String name : sorted) {
-                Duration remaining = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                Optional<Lease> lease = lock(name).tryAcquire(remaining, leaseTime);
-                if (lease.isEmpty()) {
-                    taken.forEach(Lease::close);
-                    return Optional.empty();
-                }
-                taken.add(lease.get());
-            }
-        } catch (RuntimeException e) {
-            taken.forEach(Lease::close);
-            throw e;
-        }
-        return Optional.of(taken.size() == 1 ? taken.get(0) : new MultiLease(taken));
+        names.forEach(name -> Arguments.requireName(name, "name"));
+        this.runtime.requireOpen();
+        return new RedlockLock(this, List.copyOf(names));
     }
 
     /**

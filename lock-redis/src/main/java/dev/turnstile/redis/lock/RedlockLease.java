@@ -1,5 +1,6 @@
 package dev.turnstile.redis.lock;
 
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.support.ManagedLease;
 import dev.turnstile.redis.support.TurnstileRuntime;
@@ -32,7 +33,7 @@ final class RedlockLease extends ManagedLease {
             Duration leaseTime,
             boolean watchdog,
             long sentNanos) {
-        super(redlock.runtime(), "lock", name, fencingToken, leaseTime, watchdog, sentNanos);
+        super(redlock.runtime(), LeaseKind.LOCK, name, fencingToken, leaseTime, watchdog, sentNanos);
         this.redlock = redlock;
         this.owner = owner;
         this.grantedAtMillis = java.util.Collections.unmodifiableMap(new java.util.IdentityHashMap<>(grantedAtMillis));

@@ -2,6 +2,7 @@ package dev.turnstile.redis.lock;
 
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockAcquisitionException;
+import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
@@ -11,6 +12,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -19,50 +21,62 @@ import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
-/** One Redlock lock name over the masters of a {@link Redlock}. Thread-safe. */
-public final class RedlockLock {
+/**
+ * A Redlock lock on one name or several (all-or-nothing, in sorted order) over the masters of a
+ * {@link Redlock}. Thread-safe.
+ */
+public final class RedlockLock implements NamedLock {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedlockLock.class);
 
     private final Redlock redlock;
-    private final String name;
+    private final List<String> names;
 
-    RedlockLock(Redlock redlock, String name) {
+    RedlockLock(Redlock redlock, List<String> names) {
         this.redlock = redlock;
-        this.name = name;
+        this.names = List.copyOf(new TreeSet<>(names));
     }
 
-    /** Returns the lock's name. */
-    public String name() {
-        return this.name;
+    @Override
+    public List<String> names() {
+        return this.names;
     }
 
     /**
-     * Acquires on a majority of the masters, trying up to the configured number of rounds within
-     * {@code wait}.
+     * Acquires each name on a majority of the masters, trying up to the configured number of rounds
+     * per name within {@code wait}.
      *
      * @param leaseTime the lease; null for the default lease renewed by the watchdog (on a majority)
      * @return a lease whose local deadline is its validity, or empty
      * @throws LockAcquisitionException if interrupted (the interrupt flag stays set)
+     * @throws RedisUnavailableException when unreachable or failing masters, not other owners, kept
+     *     a name from a majority
      */
+    @Override
     public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
         Arguments.requireNonNegative(wait, "wait");
         if (leaseTime != null) {
             Arguments.requirePositive(leaseTime, "leaseTime");
         }
-        TurnstileRuntime runtime = this.redlock.runtime();
-        runtime.requireOpen();
-        Duration lease = leaseTime != null ? leaseTime : runtime.defaultLease();
+        this.redlock.runtime().requireOpen();
         long start = System.nanoTime();
-        long deadline = start + wait.toNanos();
+        return AllOrNothing.acquire(
+                this.names,
+                start,
+                start + wait.toNanos(),
+                (name, begun, deadline) -> acquireOne(name, begun, deadline, leaseTime));
+    }
+
+    private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
+        Duration lease = leaseTime != null ? leaseTime : this.redlock.runtime().defaultLease();
         Round last = null;
         for (int attempt = 1; attempt <= this.redlock.attempts(); attempt++) {
-            last = attempt(lease, leaseTime == null, start);
+            last = attempt(name, lease, leaseTime == null, start);
             if (last.lease != null) {
                 last.lease.start();
                 if (Thread.currentThread().isInterrupted()) {
                     last.lease.close();
-                    throw LockAcquisitionException.interrupted(this.name, Duration.ofNanos(System.nanoTime() - start));
+                    throw LockAcquisitionException.interrupted(name, Duration.ofNanos(System.nanoTime() - start));
                 }
                 return Optional.of(last.lease);
             }
@@ -73,7 +87,7 @@ public final class RedlockLock {
             }
             LockSupport.parkNanos(pause);
             if (Thread.currentThread().isInterrupted()) {
-                throw LockAcquisitionException.interrupted(this.name, Duration.ofNanos(System.nanoTime() - start));
+                throw LockAcquisitionException.interrupted(name, Duration.ofNanos(System.nanoTime() - start));
             }
         }
         if (last != null && last.unavailable != null) {
@@ -83,40 +97,57 @@ public final class RedlockLock {
     }
 
     /**
-     * Acquires like {@link #tryAcquire(Duration, Duration)}, but throws when no round reached a
-     * majority in time.
-     *
-     * @throws LockAcquisitionException when other owners kept it from a majority
-     * @throws RedisUnavailableException when unreachable or failing masters did
+     * Returns whether any name is held on a majority of the masters right now (one read per master
+     * and name, each awaited at most the node timeout; a master that does not answer holds nothing).
      */
-    public Lease acquire(Duration wait, @Nullable Duration leaseTime) {
-        long start = System.nanoTime();
-        return tryAcquire(wait, leaseTime)
-                .orElseThrow(() -> LockAcquisitionException.of(this.name, Duration.ofNanos(System.nanoTime() - start)));
+    @Override
+    public boolean isLocked() {
+        TurnstileRuntime runtime = this.redlock.runtime();
+        for (String name : this.names) {
+            String key = runtime.keys().lock(name);
+            long holding = this.redlock
+                    .nodes()
+                    .callAll(
+                            master -> master.exists(key),
+                            System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
+                            false)
+                    .stream()
+                    .filter(answer -> answer.answered() && Boolean.TRUE.equals(answer.value()))
+                    .count();
+            if (holding >= this.redlock.quorum()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
      * Deletes the lock on every master whoever holds it, for operators (the holder finds it lost at
      * its next renewal); waits for each master at most the node timeout.
      *
-     * @return whether any master held it
+     * @return the names that any master held
      */
-    public boolean forceRelease() {
+    @Override
+    public List<String> forceRelease() {
         TurnstileRuntime runtime = this.redlock.runtime();
-        List<String> keys = List.of(runtime.keys().lock(this.name));
-        List<String> args = List.of(runtime.keys().lockChannel(this.name), "PUBLISH");
-        boolean held = this.redlock
-                .nodes()
-                .callAll(
-                        master -> (Long) LockScripts.FORCE_RELEASE.run(master, keys, args),
-                        System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
-                        false)
-                .stream()
-                .anyMatch(answer -> answer.answered() && answer.value() == 1);
-        if (held) {
-            log.warn("Force-released Redlock lock '{}'", this.name);
+        List<String> freed = new ArrayList<>();
+        for (String name : this.names) {
+            List<String> keys = List.of(runtime.keys().lock(name));
+            List<String> args = List.of(runtime.keys().lockChannel(name), "PUBLISH");
+            boolean held = this.redlock
+                    .nodes()
+                    .callAll(
+                            master -> (Long) LockScripts.FORCE_RELEASE.run(master, keys, args),
+                            System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
+                            false)
+                    .stream()
+                    .anyMatch(answer -> answer.answered() && answer.value() == 1);
+            if (held) {
+                log.warn("Force-released Redlock lock '{}'", name);
+                freed.add(name);
+            }
         }
-        return held;
+        return freed;
     }
 
     /**
@@ -129,12 +160,11 @@ public final class RedlockLock {
     private record Round(
             @Nullable RedlockLease lease, @Nullable RedisUnavailableException unavailable) {}
 
-    private Round attempt(Duration lease, boolean watchdog, long acquireStart) {
+    private Round attempt(String name, Duration lease, boolean watchdog, long acquireStart) {
         TurnstileRuntime runtime = this.redlock.runtime();
         RedlockNodes nodes = this.redlock.nodes();
         String owner = runtime.newOwnerToken();
-        List<String> keys =
-                List.of(runtime.keys().lock(this.name), runtime.keys().lockFence(this.name));
+        List<String> keys = List.of(runtime.keys().lock(name), runtime.keys().lockFence(name));
         List<String> args = List.of(
                 owner,
                 Long.toString(lease.toMillis()),
@@ -163,7 +193,7 @@ public final class RedlockLock {
             }
         }
         boolean interrupted = Thread.currentThread().isInterrupted();
-        boolean fenced = !interrupted && granted >= nodes.quorum() && writeBackFence(highestToken, start);
+        boolean fenced = !interrupted && granted >= nodes.quorum() && writeBackFence(name, highestToken, start);
         long elapsed = System.nanoTime() - start;
         long drift = drift(lease);
         long validity = lease.toNanos() - elapsed - drift;
@@ -171,37 +201,37 @@ public final class RedlockLock {
             // The local deadline is start + lease - drift: the validity, counted from now.
             return new Round(
                     new RedlockLease(
-                            this.redlock, this.name, owner, highestToken, grantedAt, lease, watchdog, start - drift),
+                            this.redlock, name, owner, highestToken, grantedAt, lease, watchdog, start - drift),
                     null);
         }
-        releaseEverywhere(this.redlock, this.name, owner, false);
+        releaseEverywhere(this.redlock, name, owner, false);
         // A master that answered late or not at all may still have granted (a lost reply counts
         // too): once its call completes, free it there, owner-checked, on that master's pool.
         List<UnifiedJedis> masters = this.redlock.masters();
         for (int i = 0; i < answers.size(); i++) {
             if (!answers.get(i).answered()) {
                 UnifiedJedis master = masters.get(i);
-                nodes.afterCall(i, answers.get(i).call(), () -> releaseOn(this.redlock, master, this.name, owner));
+                nodes.afterCall(i, answers.get(i).call(), () -> releaseOn(this.redlock, master, name, owner));
             }
         }
         if (interrupted) {
-            throw LockAcquisitionException.interrupted(this.name, Duration.ofNanos(System.nanoTime() - acquireStart));
+            throw LockAcquisitionException.interrupted(name, Duration.ofNanos(System.nanoTime() - acquireStart));
         }
         // Other owners alone keep a majority away only if more than a minority refused; masters
         // that answered too slowly for the validity are no outage either.
         boolean contended = refused > nodes.size() - nodes.quorum();
         boolean silent = answers.stream().anyMatch(answer -> !answer.answered());
         boolean outage = granted < nodes.quorum() && !contended && silent;
-        return new Round(null, outage ? unavailable(answers, granted, refused) : null);
+        return new Round(null, outage ? unavailable(name, answers, granted, refused) : null);
     }
 
     /**
      * Raises every master's fencing counter to {@code token}; true when a majority confirmed within
      * the node timeout. Any later majority shares a master with this one, so it continues above.
      */
-    private boolean writeBackFence(long token, long start) {
+    private boolean writeBackFence(String name, long token, long start) {
         TurnstileRuntime runtime = this.redlock.runtime();
-        List<String> keys = List.of(runtime.keys().lockFence(this.name));
+        List<String> keys = List.of(runtime.keys().lockFence(name));
         List<String> args = List.of(
                 Long.toString(token), Long.toString(runtime.fenceRetention().toMillis()));
         List<RedlockNodes.Answer<Object>> answers = this.redlock
@@ -216,7 +246,7 @@ public final class RedlockLock {
     }
 
     private RedisUnavailableException unavailable(
-            List<? extends RedlockNodes.Answer<?>> answers, int granted, int refused) {
+            String name, List<? extends RedlockNodes.Answer<?>> answers, int granted, int refused) {
         RedlockNodes nodes = this.redlock.nodes();
         List<String> failing = new ArrayList<>();
         Throwable cause = null;
@@ -228,7 +258,7 @@ public final class RedlockLock {
             }
         }
         return new RedisUnavailableException(
-                "Could not acquire lock '" + this.name + "' on a majority of the Redlock masters (" + nodes.quorum()
+                "Could not acquire lock '" + name + "' on a majority of the Redlock masters (" + nodes.quorum()
                         + " of " + nodes.size() + "): " + granted + " granted, " + refused
                         + " held by another owner, and these did not answer: " + String.join("; ", failing)
                         + ". Check that the masters are up and reachable.",

@@ -1,5 +1,6 @@
 package dev.turnstile.redis.semaphore;
 
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.support.ManagedLease;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.time.Duration;
@@ -23,7 +24,7 @@ final class PermitLease extends ManagedLease implements Permit {
             Duration leaseTime,
             boolean renewedByWatchdog,
             long sentNanos) {
-        super(runtime, "semaphore", name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
+        super(runtime, LeaseKind.SEMAPHORE, name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
         this.id = id;
         this.holdersKey = runtime.keys().semaphore(name);
         this.channel = runtime.keys().semaphoreChannel(name);

@@ -1,6 +1,7 @@
 package dev.turnstile.redis.support;
 
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.LeaseLostEvent;
 import dev.turnstile.redis.LeaseLostEvent.Reason;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,14 +46,17 @@ public abstract class ManagedLease implements Lease {
     /** The shared runtime. */
     protected final TurnstileRuntime runtime;
 
-    private final String kind;
+    private final LeaseKind kind;
     private final String name;
     private final long fencingToken;
     private final boolean renewedByWatchdog;
     private final Object monitor = new Object();
     private final Object releaseMonitor = new Object();
-    /** Held across every renewal's Redis call and its state update, so they apply in Redis order. */
-    private final Object renewalMonitor = new Object();
+    /**
+     * Held across every renewal's and extension's Redis call and its state update, so they apply in
+     * Redis order, and while the lease is passed on or held on.
+     */
+    private final ReentrantLock renewalLock = new ReentrantLock();
 
     private final List<LeaseListener> listeners = new ArrayList<>();
     private volatile Duration leaseTime;
@@ -79,7 +84,7 @@ public abstract class ManagedLease implements Lease {
      */
     protected ManagedLease(
             TurnstileRuntime runtime,
-            String kind,
+            LeaseKind kind,
             String name,
             long fencingToken,
             Duration leaseTime,
@@ -103,7 +108,7 @@ public abstract class ManagedLease implements Lease {
      */
     protected ManagedLease(
             TurnstileRuntime runtime,
-            String kind,
+            LeaseKind kind,
             String name,
             long fencingToken,
             Duration leaseTime,
@@ -233,7 +238,8 @@ public abstract class ManagedLease implements Lease {
     @Override
     public final void extend(Duration newLeaseTime) {
         Arguments.requirePositive(newLeaseTime, "leaseTime");
-        synchronized (this.renewalMonitor) {
+        this.renewalLock.lock();
+        try {
             if (!isHeld()) {
                 markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
                 throw lostException(this.ended && this.lostEvent == null ? "it was released" : "its lease ran out");
@@ -264,6 +270,8 @@ public abstract class ManagedLease implements Lease {
                 freeQuietly();
                 throw lostException("its lease ran out before the extension was confirmed");
             }
+        } finally {
+            this.renewalLock.unlock();
         }
     }
 
@@ -283,49 +291,72 @@ public abstract class ManagedLease implements Lease {
             if (this.releasedInRedis) {
                 return false;
             }
-            if (!this.ended && untilDeadline() <= 0) {
-                // Past the deadline: report the loss before anything else, whatever the deadline
-                // thread has managed so far.
-                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
+            // No renewal or extension of this lease may be in flight while it is passed on or held
+            // on: a late one would reset the time to live the next holder (or the hold) relies on.
+            // A release waits for none: when one is in flight it releases in Redis instead (a late
+            // renewal then finds the key gone and changes nothing).
+            boolean quiet;
+            if (holdAtLeast.isZero()) {
+                quiet = this.renewalLock.tryLock();
+            } else {
+                this.renewalLock.lock();
+                quiet = true;
             }
-            boolean lost;
-            synchronized (this.monitor) {
-                lost = this.lostEvent != null;
-                this.ended = true;
-                cancelTimer();
-            }
-            long result;
             try {
-                // A lost lease is never held on: what is left of its grant is freed.
-                if (lost) {
-                    result = releaseInRedis();
-                } else if (holdAtLeast.isZero()) {
-                    result = releaseForNext();
-                } else {
-                    // After any renewal in flight, so that it cannot reset the time to live the
-                    // hold sets.
-                    synchronized (this.renewalMonitor) {
-                        result = releaseInRedisAfter(holdAtLeast);
-                    }
+                return endQuietly(holdAtLeast, quiet);
+            } finally {
+                if (quiet) {
+                    this.renewalLock.unlock();
                 }
-                log.debug(
-                        "Released {} '{}' (fencing token {}): {}",
-                        this.kind,
-                        this.name,
-                        this.fencingToken,
-                        result < 0
-                                ? "no longer held"
-                                : holdAtLeast.isZero()
-                                        ? "freed"
-                                        : "kept for at least " + Durations.format(holdAtLeast) + " after its grant");
-            } catch (TurnstileException e) {
-                runEndHook(-1);
-                throw e;
             }
-            this.releasedInRedis = true;
-            runEndHook(result);
-            return result >= 0 && !lost;
         }
+    }
+
+    private boolean endQuietly(Duration holdAtLeast, boolean quiet) {
+        if (!this.ended && untilDeadline() <= 0) {
+            // Past the deadline: report the loss before anything else, whatever the deadline
+            // thread has managed so far.
+            markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
+        }
+        boolean lost;
+        boolean retry;
+        synchronized (this.monitor) {
+            lost = this.lostEvent != null;
+            // A release that failed before already left this lease's local place (the end hook
+            // ran): a retry only frees the grant in Redis, it never passes it on.
+            retry = this.endHookRun;
+            this.ended = true;
+            cancelTimer();
+        }
+        long result;
+        try {
+            // A lost lease is never held on: what is left of its grant is freed.
+            if (lost) {
+                result = releaseInRedis();
+            } else if (!holdAtLeast.isZero()) {
+                result = releaseInRedisAfter(holdAtLeast);
+            } else if (quiet && !retry) {
+                result = releaseForNext();
+            } else {
+                result = releaseInRedis();
+            }
+            log.debug(
+                    "Released {} '{}' (fencing token {}): {}",
+                    this.kind.label(),
+                    this.name,
+                    this.fencingToken,
+                    result < 0
+                            ? "no longer held"
+                            : holdAtLeast.isZero()
+                                    ? "freed"
+                                    : "kept for at least " + Durations.format(holdAtLeast) + " after its grant");
+        } catch (TurnstileException e) {
+            runEndHook(-1);
+            throw e;
+        }
+        this.releasedInRedis = true;
+        runEndHook(result);
+        return result >= 0 && !lost;
     }
 
     /** Releases like {@link #release()}, but logs instead of throwing when Redis is unreachable. */
@@ -336,7 +367,7 @@ public abstract class ManagedLease implements Lease {
         } catch (TurnstileException e) {
             log.warn(
                     "Could not release {} '{}': {}. It expires in Redis within its lease of {}.",
-                    this.kind,
+                    this.kind.label(),
                     this.name,
                     e.getMessage(),
                     Durations.format(this.leaseTime));
@@ -358,7 +389,7 @@ public abstract class ManagedLease implements Lease {
 
     @Override
     public String toString() {
-        return this.kind + " lease '" + this.name + "' (fencing token " + this.fencingToken + ", "
+        return this.kind.label() + " lease '" + this.name + "' (fencing token " + this.fencingToken + ", "
                 + (isHeld() ? "held" : "not held") + ")";
     }
 
@@ -382,7 +413,7 @@ public abstract class ManagedLease implements Lease {
         }
         log.warn(
                 "Lost {} '{}' (fencing token {}): {}, detected {} after its deadline",
-                this.kind,
+                this.kind.label(),
                 this.name,
                 this.fencingToken,
                 reason,
@@ -394,7 +425,7 @@ public abstract class ManagedLease implements Lease {
     }
 
     private LockLostException lostException(String why) {
-        return LockLostException.of(this.kind, this.name, why);
+        return LockLostException.of(this.kind.label(), this.name, why);
     }
 
     /** The deadline check, on the deadline thread: local state only, never Redis. */
@@ -424,7 +455,7 @@ public abstract class ManagedLease implements Lease {
             }
         } catch (RuntimeException e) {
             // Never let the renewal chain die silently: retry, and the deadline still applies.
-            log.error("Unexpected failure renewing {} '{}'", this.kind, this.name, e);
+            log.error("Unexpected failure renewing {} '{}'", this.kind.label(), this.name, e);
             synchronized (this.monitor) {
                 scheduleTimer(retryDelay());
             }
@@ -432,7 +463,8 @@ public abstract class ManagedLease implements Lease {
     }
 
     private void renew() {
-        synchronized (this.renewalMonitor) {
+        this.renewalLock.lock();
+        try {
             if (this.ended) {
                 return;
             }
@@ -457,7 +489,7 @@ public abstract class ManagedLease implements Lease {
             } catch (TurnstileException e) {
                 log.debug(
                         "Could not renew {} '{}' ({}); retrying before its deadline",
-                        this.kind,
+                        this.kind.label(),
                         this.name,
                         e.getMessage());
                 synchronized (this.monitor) {
@@ -479,6 +511,8 @@ public abstract class ManagedLease implements Lease {
                 case GONE -> markLost(Reason.EXPIRED_IN_REDIS);
                 case TAKEN_OVER -> markLost(Reason.TAKEN_OVER);
             }
+        } finally {
+            this.renewalLock.unlock();
         }
     }
 
@@ -511,7 +545,11 @@ public abstract class ManagedLease implements Lease {
         try {
             releaseInRedis();
         } catch (TurnstileException e) {
-            log.debug("Could not free lost {} '{}': {}; it expires by its TTL", this.kind, this.name, e.getMessage());
+            log.debug(
+                    "Could not free lost {} '{}': {}; it expires by its TTL",
+                    this.kind.label(),
+                    this.name,
+                    e.getMessage());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.turnstile.redis.support;
 
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.LeaseLostEvent;
 import java.time.Duration;
@@ -273,7 +274,7 @@ public final class TurnstileRuntime implements AutoCloseable {
     }
 
     /** Tells every global listener that the watchdog renewed a lease. */
-    public void publishRenewal(String kind, String name) {
+    public void publishRenewal(LeaseKind kind, String name) {
         for (LeaseListener listener : this.listeners) {
             try {
                 listener.leaseRenewed(kind, name);

@@ -24,10 +24,19 @@ public final class Watchdog implements AutoCloseable {
     /** Grows with the Redis calls in flight at once, which one stuck server cannot starve. */
     private final ExecutorService io;
 
+    /**
+     * How often an idle scheduler thread wakes up. A no-op task at this rate keeps the head of each
+     * queue at most this far away, so scheduling a later deadline or renewal (the usual case: leases
+     * of a second or more) never has to wake the thread: acquiring costs no context switch.
+     */
+    private static final long TICK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     /** Creates {@code threads} daemon scheduler threads, one deadline thread, and the I/O pool. */
     public Watchdog(int threads) {
         this.scheduler = daemonScheduler(threads, "turnstile-watchdog-");
         this.deadlines = daemonScheduler(1, "turnstile-deadline-");
+        this.scheduler.scheduleAtFixedRate(() -> {}, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
+        this.deadlines.scheduleAtFixedRate(() -> {}, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
         AtomicInteger io = new AtomicInteger();
         this.io = Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, "turnstile-watchdog-io-" + io.incrementAndGet());
@@ -90,7 +99,8 @@ public final class Watchdog implements AutoCloseable {
 
     /** Returns the number of scheduled renewals and deadline checks (for tests and metrics). */
     public int scheduledTasks() {
-        return this.scheduler.getQueue().size() + this.deadlines.getQueue().size();
+        return Math.max(
+                0, this.scheduler.getQueue().size() + this.deadlines.getQueue().size() - 2); // less the ticks
     }
 
     /** Returns whether the scheduler still accepts work. */

@@ -53,7 +53,7 @@ class WatchdogIntegrationTests {
                     assertThat(lease.isHeld()).isTrue();
                 }
             }
-            assertThat(turnstile.runtime().watchdog().scheduledTasks()).isZero();
+            assertThat(turnstile.diagnostics().scheduledTimers()).isZero();
             assertThat(client.keys("turnstile:lock:*")).isEmpty();
             long pexpires = redis.server().commandCounts().getOrDefault("pexpire", 0L);
             // Three lease times with nothing held: a leaked renewal would run PEXPIRE in that time.

@@ -1,7 +1,8 @@
 package dev.turnstile.spring.actuate;
 
+import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.Turnstile;
-import dev.turnstile.redis.inspect.LockInspector;
+import dev.turnstile.redis.TurnstileDiagnostics;
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.aop.HeldGuards;
 import java.time.Instant;
@@ -45,13 +46,13 @@ public class TurnstileEndpoint {
                         hold.lease().remaining().toMillis(),
                         hold.lease().fencingTokens()))
                 .toList();
-        String prefix = this.turnstile.runtime().keys().prefix();
-        LockInspector inspector = new LockInspector(this.turnstile.runtime().redis());
-        List<RedisLock> locks = (this.redlock != null ? this.redlock.heldLocks() : inspector.heldLocks(prefix))
+        TurnstileDiagnostics diagnostics = this.turnstile.diagnostics();
+        String prefix = diagnostics.keyPrefix();
+        List<RedisLock> locks = (this.redlock != null ? this.redlock.heldLocks() : diagnostics.heldLocks())
                 .stream()
                         .map(lock -> new RedisLock(lock.name(), lock.remaining().toMillis()))
                         .toList();
-        List<RedisSemaphore> semaphores = inspector.semaphores(prefix).stream()
+        List<RedisSemaphore> semaphores = diagnostics.semaphores().stream()
                 .map(semaphore ->
                         new RedisSemaphore(semaphore.name(), semaphore.holders().size()))
                 .toList();
@@ -63,10 +64,8 @@ public class TurnstileEndpoint {
     /** Deletes lock {@code name} whoever holds it (on every Redlock master); returns the names that were held. */
     @WriteOperation
     public Map<String, List<String>> forceRelease(String name) {
-        if (this.redlock != null) {
-            return Map.of("released", this.redlock.lock(name).forceRelease() ? List.of(name) : List.of());
-        }
-        return Map.of("released", this.turnstile.lock(name).forceRelease());
+        LockFactory locks = this.redlock != null ? this.redlock : this.turnstile;
+        return Map.of("released", locks.lock(name).forceRelease());
     }
 
     /** The endpoint's answer. */

@@ -1,7 +1,7 @@
 package dev.turnstile.spring.actuate;
 
 import dev.turnstile.redis.Turnstile;
-import dev.turnstile.redis.support.TurnstileRuntime;
+import dev.turnstile.redis.TurnstileDiagnostics;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -23,19 +23,16 @@ public final class TurnstileHealthCheck {
 
     /** Checks Redis and the watchdog now; never throws. */
     public Result check() {
-        TurnstileRuntime runtime = this.turnstile.runtime();
+        TurnstileDiagnostics.Health health = this.turnstile.diagnostics().health();
         Map<String, Object> details = new LinkedHashMap<>();
-        boolean watchdog = runtime.watchdog().isRunning();
-        try {
-            details.put("redis", runtime.call("ping Redis", redis -> redis.ping()));
-            int[] scripts = runtime.scriptsLoaded();
-            details.put("watchdog", watchdog ? "running" : "stopped");
-            details.put("scriptsLoaded", scripts[0] + " of " + scripts[1] + " used");
-            return new Result(watchdog, details, null);
-        } catch (RuntimeException e) {
-            details.put("watchdog", watchdog ? "running" : "stopped");
-            return new Result(false, details, e);
+        if (health.redis() != null) {
+            details.put("redis", health.redis());
         }
+        details.put("watchdog", health.watchdogRunning() ? "running" : "stopped");
+        if (health.error() == null) {
+            details.put("scriptsLoaded", health.scriptsCached() + " of " + health.scriptsUsed() + " used");
+        }
+        return new Result(health.up(), details, health.error());
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.turnstile.spring.aop;
 
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockAcquisitionException;
+import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.SemaphoreFullException;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.TurnstileException;
@@ -19,10 +20,10 @@ import java.util.Optional;
  */
 record Guard(GuardOperation operation, List<String> keys, int limit) {
 
-    Optional<? extends Lease> tryAcquire(Turnstile turnstile, LockBackend locks) {
+    Optional<? extends Lease> tryAcquire(Turnstile turnstile, LockFactory locks) {
         GuardOperation op = this.operation;
         if (op.kind() == GuardKind.LOCK) {
-            return locks.tryAcquire(this.keys, op.waitTime(), op.leaseTime());
+            return locks.lock(this.keys).tryAcquire(op.waitTime(), op.leaseTime());
         }
         RedisSemaphore semaphore = turnstile.semaphore(this.keys.get(0), this.limit);
         return (op.fair() ? semaphore.fair() : semaphore).tryAcquire(op.waitTime(), op.leaseTime());

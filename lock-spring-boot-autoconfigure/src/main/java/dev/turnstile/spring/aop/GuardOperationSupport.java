@@ -2,6 +2,7 @@ package dev.turnstile.spring.aop;
 
 import dev.turnstile.annotation.OnFailure;
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.TurnstileException;
 import dev.turnstile.spring.LockContext;
@@ -43,7 +44,7 @@ public final class GuardOperationSupport {
     private final @Nullable TransactionGuard transactions;
     private final GuardObserver observer;
     private final HeldGuards held;
-    private final LockBackend locks;
+    private final LockFactory locks;
     private final Map<OperationKey, GuardOperation> operations = new ConcurrentHashMap<>();
 
     /**
@@ -59,7 +60,7 @@ public final class GuardOperationSupport {
             @Nullable TransactionGuard transactions,
             GuardObserver observer,
             HeldGuards held,
-            LockBackend locks) {
+            LockFactory locks) {
         this.turnstile = turnstile;
         this.evaluator = factory.evaluator();
         this.factory = factory;

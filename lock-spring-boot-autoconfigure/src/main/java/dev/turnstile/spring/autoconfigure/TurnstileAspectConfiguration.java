@@ -8,7 +8,6 @@ import dev.turnstile.spring.aop.GuardOperationFactory;
 import dev.turnstile.spring.aop.GuardOperationSupport;
 import dev.turnstile.spring.aop.HeldGuards;
 import dev.turnstile.spring.aop.LockAspect;
-import dev.turnstile.spring.aop.LockBackend;
 import dev.turnstile.spring.aop.SemaphoreAspect;
 import dev.turnstile.spring.aop.TransactionGuard;
 import dev.turnstile.spring.key.KeyExpressionEvaluator;
@@ -64,7 +63,7 @@ class TurnstileAspectConfiguration {
                 transactions.getIfAvailable(),
                 new CompositeGuardObserver(observers.orderedStream().toList()),
                 held,
-                redlock.getIfAvailable() != null ? LockBackend.of(redlock.getObject()) : LockBackend.of(turnstile));
+                redlock.getIfAvailable() != null ? redlock.getObject() : turnstile);
     }
 
     @Bean

@@ -1,5 +1,6 @@
 package dev.turnstile.spring.metrics;
 
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.LeaseLostEvent;
 import dev.turnstile.spring.aop.GuardKind;
@@ -96,16 +97,20 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
     public void leaseLost(LeaseLostEvent event) {
         Counter.builder("turnstile.lease.lost")
                 .description("Leases lost while their holder still held them")
-                .tags("kind", event.kind(), "reason", event.reason().name().toLowerCase(java.util.Locale.ROOT))
+                .tags(
+                        "kind",
+                        event.kind().label(),
+                        "reason",
+                        event.reason().name().toLowerCase(java.util.Locale.ROOT))
                 .register(this.meters)
                 .increment();
     }
 
     @Override
-    public void leaseRenewed(String kind, String name) {
+    public void leaseRenewed(LeaseKind kind, String name) {
         Counter.builder("turnstile.lease.renewals")
                 .description("Lease renewals by the watchdog")
-                .tag("kind", kind)
+                .tag("kind", kind.label())
                 .register(this.meters)
                 .increment();
     }

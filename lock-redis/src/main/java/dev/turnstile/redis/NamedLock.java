@@ -1,0 +1,75 @@
+package dev.turnstile.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A distributed lock on one name or on several names at once (all-or-nothing, taken in sorted
+ * order so that two callers never deadlock): what {@link Turnstile#lock} and {@code Redlock.lock}
+ * hand out. A cheap handle, safe to share between threads and to create per call.
+ *
+ * <p>{@code leaseTime == null} means the default lease, renewed by the watchdog until the lease is
+ * released; a given lease time is not renewed.
+ */
+public interface NamedLock {
+
+    /** Returns the names this lock covers, sorted. */
+    List<String> names();
+
+    /**
+     * Tries once, without waiting, with the default, watchdog-renewed lease.
+     *
+     * @return the lease, or empty if another owner holds the lock
+     * @throws RedisUnavailableException if Redis cannot be reached
+     */
+    default Optional<Lease> tryAcquire() {
+        return tryAcquire(Duration.ZERO, null);
+    }
+
+    /**
+     * Acquires the lock, waiting up to {@code wait}.
+     *
+     * @param wait how long to wait for the lock; zero tries once
+     * @param leaseTime how long the lease lasts without renewal; null for the default lease,
+     *     renewed by the watchdog until released
+     * @return the lease, or empty if the wait passed
+     * @throws IllegalArgumentException if {@code wait} is negative or {@code leaseTime} is not
+     *     positive
+     * @throws LockAcquisitionException if the thread is interrupted while waiting (its interrupt
+     *     flag stays set); a grant that raced the interrupt is released
+     * @throws RedisUnavailableException if Redis cannot be reached; a grant that may have been
+     *     made by a call that timed out is released
+     */
+    Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime);
+
+    /**
+     * Acquires the lock like {@link #tryAcquire(Duration, Duration)}, but throws when the wait
+     * passes.
+     *
+     * @throws LockAcquisitionException if the lock stayed held for the whole wait, naming the lock
+     *     and the time waited
+     */
+    default Lease acquire(Duration wait, @Nullable Duration leaseTime) {
+        long start = System.nanoTime();
+        return tryAcquire(wait, leaseTime)
+                .orElseThrow(() -> LockAcquisitionException.of(
+                        String.join(",", names()), Duration.ofNanos(System.nanoTime() - start)));
+    }
+
+    /**
+     * Returns whether any owner holds any of this lock's names right now (the answer may be stale
+     * by the time it is used).
+     */
+    boolean isLocked();
+
+    /**
+     * Deletes this lock's keys whoever holds them, and wakes waiters: an operator's tool for a lock
+     * whose holder is known to be gone (the holder, if alive, finds its lease lost at its next
+     * renewal). Fencing counters are kept, so tokens still increase.
+     *
+     * @return the names that were held
+     */
+    List<String> forceRelease();
+}

@@ -1,0 +1,78 @@
+package dev.turnstile.redis;
+
+import dev.turnstile.redis.inspect.LockInspector;
+import dev.turnstile.redis.support.TurnstileRuntime;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What an operator or a health check may ask of a {@link Turnstile}: whether Redis answers and the
+ * watchdog runs, and what is held in Redis under its prefix. Obtain it from {@link
+ * Turnstile#diagnostics()}. Every call reads Redis (the listings scan, so keep them off hot paths).
+ */
+public final class TurnstileDiagnostics {
+
+    private final TurnstileRuntime runtime;
+
+    TurnstileDiagnostics(TurnstileRuntime runtime) {
+        this.runtime = runtime;
+    }
+
+    /**
+     * One health check.
+     *
+     * @param up whether Redis answered and the watchdog runs
+     * @param redis Redis's answer to {@code PING}, or null when it did not answer
+     * @param watchdogRunning whether leases are still renewed and watched
+     * @param scriptsCached how many of the scripts this instance has run the server has cached
+     * @param scriptsUsed how many scripts this instance has run
+     * @param error why Redis did not answer, or null
+     */
+    public record Health(
+            boolean up,
+            @Nullable String redis,
+            boolean watchdogRunning,
+            int scriptsCached,
+            int scriptsUsed,
+            @Nullable RuntimeException error) {}
+
+    /** Pings Redis and checks the watchdog and the script cache now (two Redis calls); never throws. */
+    public Health health() {
+        boolean watchdog = this.runtime.watchdog().isRunning();
+        try {
+            String pong = this.runtime.call("ping Redis", redis -> redis.ping());
+            int[] scripts = this.runtime.scriptsLoaded();
+            return new Health(watchdog, pong, watchdog, scripts[0], scripts[1], null);
+        } catch (RuntimeException e) {
+            return new Health(false, null, watchdog, 0, 0, e);
+        }
+    }
+
+    /** Returns the prefix every key of this instance starts with. */
+    public String keyPrefix() {
+        return this.runtime.keys().prefix();
+    }
+
+    /** Returns the locks held in Redis under the prefix now, by any process (SCAN). */
+    public List<LockInspector.HeldLock> heldLocks() {
+        return new LockInspector(this.runtime.redis()).heldLocks(keyPrefix());
+    }
+
+    /** Returns the semaphores with live permits in Redis under the prefix now (SCAN). */
+    public List<LockInspector.SemaphoreState> semaphores() {
+        return new LockInspector(this.runtime.redis()).semaphores(keyPrefix());
+    }
+
+    /**
+     * Returns whether release signals use sharded pub/sub ({@code SPUBLISH}): on a Redis Cluster of
+     * version 7 or later, once its version could be read.
+     */
+    public boolean shardedSignals() {
+        return this.runtime.shardedSignals();
+    }
+
+    /** Returns how many lease renewals and deadline checks are scheduled now. */
+    public int scheduledTimers() {
+        return this.runtime.watchdog().scheduledTasks();
+    }
+}
