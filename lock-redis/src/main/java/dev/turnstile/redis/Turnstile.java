@@ -5,6 +5,7 @@ import dev.turnstile.redis.lock.RedisLock;
 import dev.turnstile.redis.semaphore.RedisSemaphore;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
+import dev.turnstile.redis.support.TurnstileSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -39,13 +40,16 @@ public final class Turnstile implements LockFactory, AutoCloseable {
     private Turnstile(Builder builder) {
         this.runtime = new TurnstileRuntime(
                 builder.redis,
-                builder.keyPrefix,
-                builder.defaultLease,
-                builder.fenceRetention,
+                new TurnstileSettings(
+                        builder.keyPrefix,
+                        builder.defaultLease,
+                        builder.fenceRetention,
+                        builder.minReplicas,
+                        builder.replicaTimeout,
+                        builder.cohortHolders,
+                        builder.cohortMaxAge),
                 builder.watchdogThreads,
                 builder.listeners);
-        this.runtime.requireReplicas(builder.minReplicas, builder.replicaTimeout);
-        this.runtime.cohort(builder.cohortHolders, builder.cohortMaxAge);
         this.locks = new Locks(this.runtime);
     }
 
@@ -89,7 +93,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
 
     /** Returns health and inspection calls for operators and health checks. */
     public TurnstileDiagnostics diagnostics() {
-        return new TurnstileDiagnostics(this.runtime);
+        return new TurnstileDiagnostics(this.runtime, this.locks);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.turnstile.redis;
 
 import dev.turnstile.redis.inspect.LockInspector;
+import dev.turnstile.redis.lock.Locks;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -13,9 +14,11 @@ import org.jspecify.annotations.Nullable;
 public final class TurnstileDiagnostics {
 
     private final TurnstileRuntime runtime;
+    private final Locks locks;
 
-    TurnstileDiagnostics(TurnstileRuntime runtime) {
+    TurnstileDiagnostics(TurnstileRuntime runtime, Locks locks) {
         this.runtime = runtime;
+        this.locks = locks;
     }
 
     /**
@@ -40,8 +43,8 @@ public final class TurnstileDiagnostics {
     public Health health() {
         boolean watchdog = this.runtime.watchdog().isRunning();
         try {
-            String pong = this.runtime.call("ping Redis", redis -> redis.ping());
-            int[] scripts = this.runtime.scriptsLoaded();
+            String pong = this.runtime.scripts().call("ping Redis", redis -> redis.ping());
+            int[] scripts = this.runtime.scripts().scriptsLoaded();
             return new Health(watchdog, pong, watchdog, scripts[0], scripts[1], null);
         } catch (RuntimeException e) {
             return new Health(false, null, watchdog, 0, 0, e);
@@ -55,12 +58,12 @@ public final class TurnstileDiagnostics {
 
     /** Returns the locks held in Redis under the prefix now, by any process (SCAN). */
     public List<LockInspector.HeldLock> heldLocks() {
-        return new LockInspector(this.runtime.redis()).heldLocks(keyPrefix());
+        return new LockInspector(this.runtime.scripts().redis()).heldLocks(keyPrefix());
     }
 
     /** Returns the semaphores with live permits in Redis under the prefix now (SCAN). */
     public List<LockInspector.SemaphoreState> semaphores() {
-        return new LockInspector(this.runtime.redis()).semaphores(keyPrefix());
+        return new LockInspector(this.runtime.scripts().redis()).semaphores(keyPrefix());
     }
 
     /**
@@ -68,7 +71,15 @@ public final class TurnstileDiagnostics {
      * version 7 or later, once its version could be read.
      */
     public boolean shardedSignals() {
-        return this.runtime.shardedSignals();
+        return this.runtime.signalMode().sharded();
+    }
+
+    /**
+     * Returns how many lock names threads of this process hold or queue for now (no Redis call): it
+     * returns to zero when nobody holds or waits, whatever was locked before.
+     */
+    public int localLockQueues() {
+        return this.locks.localQueues();
     }
 
     /** Returns how many lease renewals and deadline checks are scheduled now. */

@@ -45,7 +45,7 @@ final class LocalGates {
         }
     }
 
-    /** Returns the number of names with a thread inside or waiting (for tests). */
+    /** Returns the number of names with a thread inside or waiting. */
     int size() {
         return this.gates.size();
     }

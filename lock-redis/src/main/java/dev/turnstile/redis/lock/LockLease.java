@@ -3,6 +3,7 @@ package dev.turnstile.redis.lock;
 import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.support.ManagedLease;
+import dev.turnstile.redis.support.ScriptRunner;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import java.time.Duration;
 import java.util.List;
@@ -122,15 +123,16 @@ final class LockLease extends ManagedLease {
         List<String> args = List.of(
                 this.cohort.ownerToken(),
                 this.channel,
-                this.runtime.publishCommand(),
+                this.runtime.signalMode().publishCommand(),
                 Long.toString(this.grantedAtMillis),
                 Long.toString(RedlockLease.ceilMillis(holdAtLeast)));
         return (Long)
-                (this.runtime.minReplicas() > 0
+                (this.runtime.settings().minReplicas() > 0
                         ? this.runtime
+                                .scripts()
                                 .evalReplicated(LockScripts.RELEASE_AFTER, operation, keys, args)
                                 .reply()
-                        : this.runtime.eval(LockScripts.RELEASE_AFTER, operation, keys, args));
+                        : this.runtime.scripts().eval(LockScripts.RELEASE_AFTER, operation, keys, args));
     }
 
     /**
@@ -168,28 +170,31 @@ final class LockLease extends ManagedLease {
         List<String> keys = List.of(runtime.keys().lock(name));
         List<String> args = List.of(ownerToken, Long.toString(leaseTime.toMillis()));
         long code;
-        if (runtime.minReplicas() > 0) {
-            TurnstileRuntime.Replicated replicated = runtime.evalReplicated(LockScripts.RENEW, operation, keys, args);
+        if (runtime.settings().minReplicas() > 0) {
+            ScriptRunner.Replicated replicated =
+                    runtime.scripts().evalReplicated(LockScripts.RENEW, operation, keys, args);
             code = (Long) replicated.reply();
-            if (code == 1 && replicated.replicas() < runtime.minReplicas()) {
+            if (code == 1 && replicated.replicas() < runtime.settings().minReplicas()) {
                 throw new RedisUnavailableException(
                         "The renewal of lock '" + name + "' reached only " + replicated.replicas() + " of the "
-                                + runtime.minReplicas() + " replicas required (minReplicas); the lease keeps its"
+                                + runtime.settings().minReplicas()
+                                + " replicas required (minReplicas); the lease keeps its"
                                 + " previous deadline",
                         new IllegalStateException(
-                                "WAIT " + runtime.minReplicas() + " answered " + replicated.replicas()));
+                                "WAIT " + runtime.settings().minReplicas() + " answered " + replicated.replicas()));
             }
         } else {
-            code = (Long) runtime.eval(LockScripts.RENEW, operation, keys, args);
+            code = (Long) runtime.scripts().eval(LockScripts.RENEW, operation, keys, args);
         }
         return code == 1 ? RenewalOutcome.RENEWED : code == 0 ? RenewalOutcome.GONE : RenewalOutcome.TAKEN_OVER;
     }
 
     static long release(TurnstileRuntime runtime, String name, String key, String channel, String ownerToken) {
-        return (Long) runtime.eval(
-                LockScripts.RELEASE,
-                "release lock '" + name + "'",
-                List.of(key),
-                List.of(ownerToken, channel, runtime.publishCommand()));
+        return (Long) runtime.scripts()
+                .eval(
+                        LockScripts.RELEASE,
+                        "release lock '" + name + "'",
+                        List.of(key),
+                        List.of(ownerToken, channel, runtime.signalMode().publishCommand()));
     }
 }

@@ -34,7 +34,7 @@ public final class Locks {
         return new RedisLock(this.runtime, this.gates, List.copyOf(names));
     }
 
-    /** Returns the number of names that threads of this process hold or queue for (for tests). */
+    /** Returns the number of names that threads of this process hold or queue for. */
     public int localQueues() {
         return this.gates.size();
     }

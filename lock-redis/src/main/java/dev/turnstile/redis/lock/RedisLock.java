@@ -4,6 +4,7 @@ import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.RedisUnavailableException;
+import dev.turnstile.redis.support.Acquisition;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import dev.turnstile.redis.support.WaitLoop;
@@ -76,7 +77,7 @@ public final class RedisLock implements NamedLock {
     public boolean isLocked() {
         for (String name : this.names) {
             String key = this.runtime.keys().lock(name);
-            Boolean exists = this.runtime.call("read lock '" + name + "'", redis -> redis.exists(key));
+            Boolean exists = this.runtime.scripts().call("read lock '" + name + "'", redis -> redis.exists(key));
             if (exists) {
                 return true;
             }
@@ -88,11 +89,15 @@ public final class RedisLock implements NamedLock {
     public List<String> forceRelease() {
         List<String> freed = new ArrayList<>();
         for (String name : this.names) {
-            long deleted = (Long) this.runtime.eval(
-                    LockScripts.FORCE_RELEASE,
-                    "force-release lock '" + name + "'",
-                    List.of(this.runtime.keys().lock(name)),
-                    List.of(this.runtime.keys().lockChannel(name), this.runtime.publishCommand()));
+            long deleted = (Long) this.runtime
+                    .scripts()
+                    .eval(
+                            LockScripts.FORCE_RELEASE,
+                            "force-release lock '" + name + "'",
+                            List.of(this.runtime.keys().lock(name)),
+                            List.of(
+                                    this.runtime.keys().lockChannel(name),
+                                    this.runtime.signalMode().publishCommand()));
             if (deleted == 1) {
                 log.warn("Force-released lock '{}'", name);
                 freed.add(name);
@@ -112,40 +117,20 @@ public final class RedisLock implements NamedLock {
             return Optional.empty();
         }
         LocalGates.Gate gate = entry.gate();
-        LockLease lease = entry.handOff() != null ? passedOn(name, entry.handOff(), leaseTime, gate) : null;
-        if (lease == null) {
-            try {
-                long remaining = deadline - System.nanoTime();
-                long courtesy = remaining > 0 && entry.yieldFirst() ? Math.min(COURTESY_NANOS, remaining) : 0;
-                lease = WaitLoop.acquire(
-                        this.runtime.signals(),
-                        this.runtime.keys().lockChannel(name),
-                        deadline,
-                        courtesy,
-                        () -> attempt(name, leaseTime, gate));
-            } catch (InterruptedException e) {
-                gate.exit(-1);
-                throw interrupted(name, start);
-            } catch (RuntimeException e) {
-                gate.exit(-1);
-                throw e;
-            }
+        LockLease passed = entry.handOff() != null ? passedOn(name, entry.handOff(), leaseTime, gate) : null;
+        if (passed != null) {
+            return Optional.of(Acquisition.start(passed, () -> interrupted(name, start)));
         }
-        if (lease == null) {
-            gate.exit(-1);
-            return Optional.empty();
-        }
-        try {
-            lease.start(); // from here on the lease owns the gate and leaves (or passes) it when it ends
-        } catch (RuntimeException e) {
-            lease.close();
-            throw e;
-        }
-        if (Thread.currentThread().isInterrupted()) {
-            lease.close();
-            throw interrupted(name, start);
-        }
-        return Optional.of(lease);
+        long remaining = deadline - System.nanoTime();
+        long courtesy = remaining > 0 && entry.yieldFirst() ? Math.min(COURTESY_NANOS, remaining) : 0;
+        return Optional.ofNullable(Acquisition.await(
+                this.runtime.signals(),
+                this.runtime.keys().lockChannel(name),
+                deadline,
+                courtesy,
+                () -> attempt(name, leaseTime, gate),
+                () -> gate.exit(-1),
+                () -> interrupted(name, start)));
     }
 
     /**
@@ -154,7 +139,7 @@ public final class RedisLock implements NamedLock {
      */
     private @Nullable LockLease passedOn(
             String name, HandOff handOff, @Nullable Duration leaseTime, LocalGates.Gate gate) {
-        Duration lease = leaseTime != null ? leaseTime : this.runtime.defaultLease();
+        Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
         if (handOff.keyDeadlineNanos() - System.nanoTime() > LockLease.minLeftToPass(lease.toNanos())) {
             log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
             return new LockLease(this.runtime, name, handOff, lease, leaseTime == null, gate);
@@ -165,29 +150,30 @@ public final class RedisLock implements NamedLock {
     }
 
     private WaitLoop.Outcome<LockLease> attempt(String name, @Nullable Duration leaseTime, LocalGates.Gate gate) {
-        Duration lease = leaseTime != null ? leaseTime : this.runtime.defaultLease();
+        Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
         String owner = this.runtime.newOwnerToken();
         String key = this.runtime.keys().lock(name);
         // Every grant reserves its cohort's tokens, also when nobody queues yet: threads that come
         // while it is held get it passed on. (Read once: the script and the cohort must agree.)
-        int holders = this.runtime.cohortHolders();
+        int holders = this.runtime.settings().cohortHolders();
         long sent = System.nanoTime();
         List<?> reply;
         List<String> keys = List.of(key, this.runtime.keys().lockFence(name));
         List<String> args = List.of(
                 owner,
                 Long.toString(lease.toMillis()),
-                Long.toString(this.runtime.fenceRetention().toMillis()),
+                Long.toString(this.runtime.settings().fenceRetention().toMillis()),
                 Integer.toString(holders));
         try {
-            if (this.runtime.minReplicas() > 0) {
-                TurnstileRuntime.Replicated replicated =
-                        this.runtime.evalReplicated(LockScripts.ACQUIRE, "acquire lock '" + name + "'", keys, args);
-                reply = (List<?>) replicated.reply();
-                requireReplicated(name, key, owner, (Long) reply.get(0) == 1, replicated.replicas());
-            } else {
-                reply = (List<?>) this.runtime.eval(LockScripts.ACQUIRE, "acquire lock '" + name + "'", keys, args);
-            }
+            reply = this.runtime
+                    .scripts()
+                    .evalGranting(
+                            LockScripts.ACQUIRE,
+                            "acquire lock '" + name + "'",
+                            keys,
+                            args,
+                            "Lock '" + name + "'",
+                            () -> releaseQuietly(name, key, owner));
         } catch (RedisUnavailableException e) {
             releaseQuietly(name, key, owner);
             throw e;
@@ -201,7 +187,12 @@ public final class RedisLock implements NamedLock {
                     this.runtime,
                     name,
                     new Cohort(
-                            owner, value, holders, this.runtime.cohortMaxAge().toNanos(), sent, grantedAt),
+                            owner,
+                            value,
+                            holders,
+                            this.runtime.settings().cohortMaxAge().toNanos(),
+                            sent,
+                            grantedAt),
                     value,
                     grantedAt,
                     lease,
@@ -211,17 +202,6 @@ public final class RedisLock implements NamedLock {
         }
         // (LockLease's constructor only assigns fields: nothing can fail between grant and lease.)
         return WaitLoop.Outcome.busy(value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0);
-    }
-
-    private void requireReplicated(String name, String key, String owner, boolean granted, long replicas) {
-        if (granted && replicas < this.runtime.minReplicas()) {
-            releaseQuietly(name, key, owner);
-            throw new RedisUnavailableException(
-                    "Lock '" + name + "' was granted by the master but reached only " + replicas + " of the "
-                            + this.runtime.minReplicas() + " replicas required (minReplicas); it was released."
-                            + " Check the replicas' health and replication lag.",
-                    new IllegalStateException("WAIT acknowledged by " + replicas + " replicas"));
-        }
     }
 
     /** The call may have reached Redis before it failed: free what it may have granted, if we can. */

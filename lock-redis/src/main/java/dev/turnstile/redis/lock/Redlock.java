@@ -5,6 +5,7 @@ import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.inspect.LockInspector;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
+import dev.turnstile.redis.support.TurnstileSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -63,9 +64,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
         this.masters = List.copyOf(builder.masters);
         this.runtime = new TurnstileRuntime(
                 this.masters.get(0),
-                builder.keyPrefix,
-                builder.defaultLease,
-                builder.fenceRetention,
+                TurnstileSettings.of(builder.keyPrefix, builder.defaultLease, builder.fenceRetention),
                 1,
                 builder.listeners);
         this.nodes = new RedlockNodes(

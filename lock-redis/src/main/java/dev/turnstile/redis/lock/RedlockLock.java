@@ -68,7 +68,9 @@ public final class RedlockLock implements NamedLock {
     }
 
     private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
-        Duration lease = leaseTime != null ? leaseTime : this.redlock.runtime().defaultLease();
+        Duration lease = leaseTime != null
+                ? leaseTime
+                : this.redlock.runtime().settings().defaultLease();
         Round last = null;
         for (int attempt = 1; attempt <= this.redlock.attempts(); attempt++) {
             last = attempt(name, lease, leaseTime == null, start);
@@ -168,7 +170,7 @@ public final class RedlockLock implements NamedLock {
         List<String> args = List.of(
                 owner,
                 Long.toString(lease.toMillis()),
-                Long.toString(runtime.fenceRetention().toMillis()));
+                Long.toString(runtime.settings().fenceRetention().toMillis()));
         long start = System.nanoTime();
         List<RedlockNodes.Answer<List<?>>> answers = nodes.callAll(
                 master -> (List<?>) LockScripts.ACQUIRE.run(master, keys, args),
@@ -233,7 +235,8 @@ public final class RedlockLock implements NamedLock {
         TurnstileRuntime runtime = this.redlock.runtime();
         List<String> keys = List.of(runtime.keys().lockFence(name));
         List<String> args = List.of(
-                Long.toString(token), Long.toString(runtime.fenceRetention().toMillis()));
+                Long.toString(token),
+                Long.toString(runtime.settings().fenceRetention().toMillis()));
         List<RedlockNodes.Answer<Object>> answers = this.redlock
                 .nodes()
                 .callAll(

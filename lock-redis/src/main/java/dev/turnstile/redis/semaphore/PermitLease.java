@@ -38,11 +38,13 @@ final class PermitLease extends ManagedLease implements Permit {
 
     @Override
     protected RenewalOutcome renewInRedis(Duration leaseTime) {
-        long renewed = (Long) this.runtime.eval(
-                SemaphoreScripts.RENEW,
-                "renew a permit of semaphore '" + name() + "'",
-                List.of(this.holdersKey),
-                List.of(this.id, Long.toString(leaseTime.toMillis())));
+        long renewed = (Long) this.runtime
+                .scripts()
+                .eval(
+                        SemaphoreScripts.RENEW,
+                        "renew a permit of semaphore '" + name() + "'",
+                        List.of(this.holdersKey),
+                        List.of(this.id, Long.toString(leaseTime.toMillis())));
         return renewed == 1 ? RenewalOutcome.RENEWED : RenewalOutcome.GONE;
     }
 
@@ -53,23 +55,29 @@ final class PermitLease extends ManagedLease implements Permit {
 
     @Override
     protected long releaseInRedisAfter(Duration holdAtLeast) {
-        return (Long) this.runtime.eval(
-                SemaphoreScripts.RELEASE_AFTER,
-                "release a permit of semaphore '" + name() + "'",
-                List.of(this.holdersKey),
-                List.of(
-                        this.id,
-                        this.channel,
-                        this.runtime.publishCommand(),
-                        Long.toString(this.grantedAtMillis),
-                        Long.toString((holdAtLeast.toNanos() + 999_999) / 1_000_000)));
+        return (Long) this.runtime
+                .scripts()
+                .eval(
+                        SemaphoreScripts.RELEASE_AFTER,
+                        "release a permit of semaphore '" + name() + "'",
+                        List.of(this.holdersKey),
+                        List.of(
+                                this.id,
+                                this.channel,
+                                this.runtime.signalMode().publishCommand(),
+                                Long.toString(this.grantedAtMillis),
+                                Long.toString((holdAtLeast.toNanos() + 999_999) / 1_000_000)));
     }
 
     static long release(TurnstileRuntime runtime, String name, String id) {
-        return (Long) runtime.eval(
-                SemaphoreScripts.RELEASE,
-                "release a permit of semaphore '" + name + "'",
-                List.of(runtime.keys().semaphore(name)),
-                List.of(id, runtime.keys().semaphoreChannel(name), runtime.publishCommand()));
+        return (Long) runtime.scripts()
+                .eval(
+                        SemaphoreScripts.RELEASE,
+                        "release a permit of semaphore '" + name + "'",
+                        List.of(runtime.keys().semaphore(name)),
+                        List.of(
+                                id,
+                                runtime.keys().semaphoreChannel(name),
+                                runtime.signalMode().publishCommand()));
     }
 }

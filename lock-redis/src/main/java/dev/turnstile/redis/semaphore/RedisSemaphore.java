@@ -2,6 +2,7 @@ package dev.turnstile.redis.semaphore;
 
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.SemaphoreFullException;
+import dev.turnstile.redis.support.Acquisition;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.LuaScript;
 import dev.turnstile.redis.support.RedisKeys;
@@ -116,36 +117,14 @@ public final class RedisSemaphore {
         long start = System.nanoTime();
         boolean waits = !wait.isZero();
         String id = this.runtime.newOwnerToken();
-        PermitLease permit;
-        try {
-            permit = WaitLoop.acquire(
-                    this.runtime.signals(),
-                    keys().semaphoreChannel(this.name),
-                    start + wait.toNanos(),
-                    0,
-                    () -> attempt(id, leaseTime, waits));
-        } catch (InterruptedException e) {
-            leaveQueue(id);
-            throw interrupted(start);
-        } catch (RuntimeException e) {
-            leaveQueue(id);
-            throw e;
-        }
-        if (permit == null) {
-            leaveQueue(id);
-            return Optional.empty();
-        }
-        try {
-            permit.start();
-        } catch (RuntimeException e) {
-            permit.close();
-            throw e;
-        }
-        if (Thread.currentThread().isInterrupted()) {
-            permit.close();
-            throw interrupted(start);
-        }
-        return Optional.of(permit);
+        return Optional.ofNullable(Acquisition.await(
+                this.runtime.signals(),
+                keys().semaphoreChannel(this.name),
+                start + wait.toNanos(),
+                0,
+                () -> attempt(id, leaseTime, waits),
+                () -> leaveQueue(id),
+                () -> interrupted(start)));
     }
 
     /**
@@ -168,11 +147,13 @@ public final class RedisSemaphore {
 
     /** Returns the live permits, as Redis sees them after pruning expired ones. */
     public List<PermitHolder> holders() {
-        List<?> reply = (List<?>) this.runtime.eval(
-                SemaphoreScripts.HOLDERS,
-                "read semaphore '" + this.name + "'",
-                List.of(keys().semaphore(this.name)),
-                List.of());
+        List<?> reply = (List<?>) this.runtime
+                .scripts()
+                .eval(
+                        SemaphoreScripts.HOLDERS,
+                        "read semaphore '" + this.name + "'",
+                        List.of(keys().semaphore(this.name)),
+                        List.of());
         long now = Long.parseLong((String) reply.get(0));
         List<PermitHolder> holders = new ArrayList<>();
         for (int i = 1; i + 1 < reply.size(); i += 2) {
@@ -188,7 +169,7 @@ public final class RedisSemaphore {
     }
 
     private WaitLoop.Outcome<PermitLease> attempt(String id, @Nullable Duration leaseTime, boolean staysQueued) {
-        Duration lease = leaseTime != null ? leaseTime : this.runtime.defaultLease();
+        Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
         long sent = System.nanoTime();
         List<?> reply;
         try {
@@ -219,7 +200,7 @@ public final class RedisSemaphore {
                         id,
                         Integer.toString(this.limit),
                         Long.toString(lease.toMillis()),
-                        Long.toString(this.runtime.fenceRetention().toMillis())));
+                        Long.toString(this.runtime.settings().fenceRetention().toMillis())));
     }
 
     private Object runFair(String id, Duration lease, boolean staysQueued) {
@@ -236,29 +217,24 @@ public final class RedisSemaphore {
                         id,
                         Integer.toString(this.limit),
                         Long.toString(lease.toMillis()),
-                        Long.toString(this.runtime.fenceRetention().toMillis()),
+                        Long.toString(this.runtime.settings().fenceRetention().toMillis()),
                         Long.toString(WAITER_TTL.toMillis()),
                         staysQueued ? "1" : "0",
                         keys().semaphoreChannel(this.name),
-                        this.runtime.publishCommand()));
+                        this.runtime.signalMode().publishCommand()));
     }
 
     /** Runs an acquire script; with {@code minReplicas}, a grant must reach the replicas or is released. */
     private Object run(LuaScript script, String operation, List<String> keys, List<String> args) {
-        if (this.runtime.minReplicas() == 0) {
-            return this.runtime.eval(script, operation, keys, args);
-        }
-        TurnstileRuntime.Replicated replicated = this.runtime.evalReplicated(script, operation, keys, args);
-        List<?> reply = (List<?>) replicated.reply();
-        if ((Long) reply.get(0) == 1 && replicated.replicas() < this.runtime.minReplicas()) {
-            releaseQuietly(args.get(0));
-            throw new RedisUnavailableException(
-                    "A permit of semaphore '" + this.name + "' was granted by the master but reached only "
-                            + replicated.replicas() + " of the " + this.runtime.minReplicas()
-                            + " replicas required (minReplicas); it was released.",
-                    new IllegalStateException("WAIT acknowledged by " + replicated.replicas() + " replicas"));
-        }
-        return reply;
+        return this.runtime
+                .scripts()
+                .evalGranting(
+                        script,
+                        operation,
+                        keys,
+                        args,
+                        "A permit of semaphore '" + this.name + "'",
+                        () -> releaseQuietly(args.get(0)));
     }
 
     /** A fair waiter that gives up must not keep its place at the head of the queue. */
@@ -267,11 +243,16 @@ public final class RedisSemaphore {
             return;
         }
         try {
-            this.runtime.eval(
-                    SemaphoreScripts.LEAVE_QUEUE,
-                    "leave the queue of semaphore '" + this.name + "'",
-                    List.of(keys().semaphoreQueue(this.name), keys().semaphoreQueueAlive(this.name)),
-                    List.of(id, keys().semaphoreChannel(this.name), this.runtime.publishCommand()));
+            this.runtime
+                    .scripts()
+                    .eval(
+                            SemaphoreScripts.LEAVE_QUEUE,
+                            "leave the queue of semaphore '" + this.name + "'",
+                            List.of(keys().semaphoreQueue(this.name), keys().semaphoreQueueAlive(this.name)),
+                            List.of(
+                                    id,
+                                    keys().semaphoreChannel(this.name),
+                                    this.runtime.signalMode().publishCommand()));
         } catch (RuntimeException ignored) {
             // unreachable: the place expires after the waiter ttl
         }

@@ -230,11 +230,6 @@ public abstract class ManagedLease implements Lease {
         return isHeld() ? Duration.ofNanos(Math.max(0, untilDeadline())) : Duration.ZERO;
     }
 
-    /** Returns whether the watchdog renews this lease. */
-    public final boolean isRenewedByWatchdog() {
-        return this.renewedByWatchdog;
-    }
-
     @Override
     public final void extend(Duration newLeaseTime) {
         Arguments.requirePositive(newLeaseTime, "leaseTime");

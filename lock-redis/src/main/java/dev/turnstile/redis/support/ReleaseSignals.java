@@ -80,11 +80,6 @@ public final class ReleaseSignals implements AutoCloseable {
         }
     }
 
-    /** Returns the number of channels with waiters in this process. */
-    public int activeChannels() {
-        return this.channels.size();
-    }
-
     /** Closes the shared connection; waiters still waiting fall back to their timeouts. */
     @Override
     public void close() {

@@ -76,6 +76,9 @@ class CohortIntegrationTests {
             child.send("go");
             mine = LockHolderMain.CounterWork.run(
                     defaults.lock("cohort-counter"), this.client, "counter", 16, perProcess);
+            assertThat(defaults.diagnostics().localLockQueues())
+                    .as("no local queue left behind")
+                    .isZero();
         }
         child.awaitLineStartingWith("DONE", Duration.ofMinutes(3));
         long evals = evalCalls();
@@ -153,6 +156,9 @@ class CohortIntegrationTests {
         assertThat(this.client.pttl("turnstile:lock:{lost-in-cohort}")).isBetween(1L, 30_000L);
         third.release();
         assertThat(lock.isLocked()).isFalse();
+        assertThat(this.turnstile.diagnostics().localLockQueues())
+                .as("no local queue is left behind")
+                .isZero();
     }
 
     @Test
