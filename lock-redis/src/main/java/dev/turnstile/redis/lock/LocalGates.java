@@ -1,5 +1,6 @@
 package dev.turnstile.redis.lock;
 
+import dev.turnstile.redis.support.RedisKeys;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
@@ -19,6 +20,11 @@ import org.jspecify.annotations.Nullable;
 final class LocalGates {
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+    private final RedisKeys keys;
+
+    LocalGates(RedisKeys keys) {
+        this.keys = keys;
+    }
 
     /**
      * Enters the gate of {@code name}, waiting until {@code deadlineNanos} for the occupant to leave
@@ -75,8 +81,13 @@ final class LocalGates {
     final class Gate {
 
         private final String name;
+        /** The name's lock key, fencing counter and release channel, built once per gate. */
+        final String lockKey;
+
+        final String fenceKey;
+        final String channel;
         private final ReentrantLock lock = new ReentrantLock();
-        private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+        private final ArrayDeque<Waiter> queue = new ArrayDeque<>(4);
         private boolean occupied;
         /** Guarded by the map's compute: threads inside or queued. */
         private int users;
@@ -85,6 +96,9 @@ final class LocalGates {
 
         private Gate(String name) {
             this.name = name;
+            this.lockKey = LocalGates.this.keys.lock(name);
+            this.fenceKey = LocalGates.this.keys.lockFence(name);
+            this.channel = LocalGates.this.keys.lockChannel(name);
         }
 
         private @Nullable Entry await(long deadlineNanos) throws InterruptedException {

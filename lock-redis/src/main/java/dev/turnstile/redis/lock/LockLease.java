@@ -45,8 +45,8 @@ final class LockLease extends ManagedLease {
             long sentNanos,
             LocalGates.Gate gate) {
         super(runtime, LeaseKind.LOCK, name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
-        this.key = runtime.keys().lock(name);
-        this.channel = runtime.keys().lockChannel(name);
+        this.key = gate.lockKey;
+        this.channel = gate.channel;
         this.cohort = cohort;
         this.gate = gate;
         this.grantedAtMillis = grantedAtMillis;
@@ -74,8 +74,8 @@ final class LockLease extends ManagedLease {
                 renewedByWatchdog,
                 Math.min(handOff.handedNanos() + leaseTime.toNanos(), handOff.keyDeadlineNanos()),
                 handOff.handedNanos() + leaseTime.toNanos());
-        this.key = runtime.keys().lock(name);
-        this.channel = runtime.keys().lockChannel(name);
+        this.key = gate.lockKey;
+        this.channel = gate.channel;
         this.cohort = handOff.cohort();
         this.gate = gate;
         this.grantedAtMillis = handOff.cohort().serverMillisAt(handOff.handedNanos());

@@ -12,11 +12,12 @@ import java.util.List;
 public final class Locks {
 
     private final TurnstileRuntime runtime;
-    private final LocalGates gates = new LocalGates();
+    private final LocalGates gates;
 
     /** Creates the factory over {@code runtime}. */
     public Locks(TurnstileRuntime runtime) {
         this.runtime = runtime;
+        this.gates = new LocalGates(runtime.keys());
     }
 
     /**

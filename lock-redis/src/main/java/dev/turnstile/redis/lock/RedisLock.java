@@ -125,7 +125,7 @@ public final class RedisLock implements NamedLock {
         long courtesy = remaining > 0 && entry.yieldFirst() ? Math.min(COURTESY_NANOS, remaining) : 0;
         return Optional.ofNullable(Acquisition.await(
                 this.runtime.signals(),
-                this.runtime.keys().lockChannel(name),
+                gate.channel,
                 deadline,
                 courtesy,
                 () -> attempt(name, leaseTime, gate),
@@ -141,24 +141,26 @@ public final class RedisLock implements NamedLock {
             String name, HandOff handOff, @Nullable Duration leaseTime, LocalGates.Gate gate) {
         Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
         if (handOff.keyDeadlineNanos() - System.nanoTime() > LockLease.minLeftToPass(lease.toNanos())) {
-            log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
+            if (log.isTraceEnabled()) {
+                log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
+            }
             return new LockLease(this.runtime, name, handOff, lease, leaseTime == null, gate);
         }
         // Too little left (this thread was slow to wake): back to Redis; this thread contends there.
-        releaseQuietly(name, this.runtime.keys().lock(name), handOff.cohort().ownerToken());
+        releaseQuietly(name, gate.lockKey, gate.channel, handOff.cohort().ownerToken());
         return null;
     }
 
     private WaitLoop.Outcome<LockLease> attempt(String name, @Nullable Duration leaseTime, LocalGates.Gate gate) {
         Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
         String owner = this.runtime.newOwnerToken();
-        String key = this.runtime.keys().lock(name);
+        String key = gate.lockKey;
         // Every grant reserves its cohort's tokens, also when nobody queues yet: threads that come
         // while it is held get it passed on. (Read once: the script and the cohort must agree.)
         int holders = this.runtime.settings().cohortHolders();
         long sent = System.nanoTime();
         List<?> reply;
-        List<String> keys = List.of(key, this.runtime.keys().lockFence(name));
+        List<String> keys = List.of(key, gate.fenceKey);
         List<String> args = List.of(
                 owner,
                 Long.toString(lease.toMillis()),
@@ -173,15 +175,17 @@ public final class RedisLock implements NamedLock {
                             keys,
                             args,
                             "Lock '" + name + "'",
-                            () -> releaseQuietly(name, key, owner));
+                            () -> releaseQuietly(name, key, gate.channel, owner));
         } catch (RedisUnavailableException e) {
-            releaseQuietly(name, key, owner);
+            releaseQuietly(name, key, gate.channel, owner);
             throw e;
         }
         long status = (Long) reply.get(0);
         long value = (Long) reply.get(1);
         if (status == 1) {
-            log.debug("Acquired lock '{}' (fencing token {})", name, value);
+            if (log.isDebugEnabled()) {
+                log.debug("Acquired lock '{}' (fencing token {})", name, value);
+            }
             long grantedAt = (Long) reply.get(2);
             return WaitLoop.Outcome.granted(new LockLease(
                     this.runtime,
@@ -205,9 +209,9 @@ public final class RedisLock implements NamedLock {
     }
 
     /** The call may have reached Redis before it failed: free what it may have granted, if we can. */
-    private void releaseQuietly(String name, String key, String owner) {
+    private void releaseQuietly(String name, String key, String channel, String owner) {
         try {
-            LockLease.release(this.runtime, name, key, this.runtime.keys().lockChannel(name), owner);
+            LockLease.release(this.runtime, name, key, channel, owner);
         } catch (RuntimeException ignored) {
             // still unreachable: the grant, if any, expires by its own TTL
         }

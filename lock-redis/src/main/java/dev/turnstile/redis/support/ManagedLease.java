@@ -58,7 +58,9 @@ public abstract class ManagedLease implements Lease {
      */
     private final ReentrantLock renewalLock = new ReentrantLock();
 
-    private final List<LeaseListener> listeners = new ArrayList<>();
+    /** The lease's own listeners, created with the first (most leases have none). */
+    private @Nullable List<LeaseListener> listeners;
+
     private volatile Duration leaseTime;
     private volatile long deadlineNanos;
     /**
@@ -335,16 +337,18 @@ public abstract class ManagedLease implements Lease {
             } else {
                 result = releaseInRedis();
             }
-            log.debug(
-                    "Released {} '{}' (fencing token {}): {}",
-                    this.kind.label(),
-                    this.name,
-                    this.fencingToken,
-                    result < 0
-                            ? "no longer held"
-                            : holdAtLeast.isZero()
-                                    ? "freed"
-                                    : "kept for at least " + Durations.format(holdAtLeast) + " after its grant");
+            if (log.isDebugEnabled()) {
+                log.debug(
+                        "Released {} '{}' (fencing token {}): {}",
+                        this.kind.label(),
+                        this.name,
+                        this.fencingToken,
+                        result < 0
+                                ? "no longer held"
+                                : holdAtLeast.isZero()
+                                        ? "freed"
+                                        : "kept for at least " + Durations.format(holdAtLeast) + " after its grant");
+            }
         } catch (TurnstileException e) {
             runEndHook(-1);
             throw e;
@@ -375,6 +379,9 @@ public abstract class ManagedLease implements Lease {
         synchronized (this.monitor) {
             event = this.lostEvent;
             if (event == null) {
+                if (this.listeners == null) {
+                    this.listeners = new ArrayList<>(2);
+                }
                 this.listeners.add(listener);
                 return;
             }
@@ -403,8 +410,8 @@ public abstract class ManagedLease implements Lease {
             Duration overdue = Duration.ofNanos(Math.max(0, -untilDeadline()));
             event = new LeaseLostEvent(this.kind, this.name, this.fencingToken, reason, overdue);
             this.lostEvent = event;
-            toNotify = List.copyOf(this.listeners);
-            this.listeners.clear();
+            toNotify = this.listeners == null ? List.of() : List.copyOf(this.listeners);
+            this.listeners = null;
         }
         log.warn(
                 "Lost {} '{}' (fencing token {}): {}, detected {} after its deadline",
