@@ -33,8 +33,8 @@ import redis.clients.jedis.UnifiedJedis;
  * docs/benchmarks/}.
  *
  * <p>Arguments: {@code --trial=2s --warmup=1s --trials=3 --out=docs/benchmarks}, and {@code
- * --only=text} to run only the groups whose title contains the text ("processes" for the
- * two-process rows).
+ * --only=text,text} to run only the groups whose title contains one of the texts ("processes" for
+ * the two-process rows, "idle" for the keys left per idle name).
  */
 public final class BenchmarkMain {
 
@@ -65,20 +65,25 @@ public final class BenchmarkMain {
             Peers peers = new Peers(server);
             Harness harness = new Harness(server, peers.counting, warmUp, trial, trials);
             List<Measurement> results = new ArrayList<>();
+            Map<String, List<Scenario>> groups = new LinkedHashMap<>();
             for (Scenario scenario : peers.scenarios()) {
-                if (!scenario.group().contains(only)) {
-                    continue;
+                if (selected(only, scenario.group())) {
+                    groups.computeIfAbsent(scenario.group(), group -> new ArrayList<>())
+                            .add(scenario);
                 }
-                Measurement measurement = harness.measure(scenario, peers.counted(scenario));
-                System.out.printf(
-                        Locale.ROOT,
-                        "%-40s %-46s %10.0f acq/s %7.2f cmd/acq p50 %6.0f us%n",
-                        scenario.group(),
-                        scenario.contender(),
-                        measurement.acquisitionsPerSecond(),
-                        measurement.commandsPerAcquisition(),
-                        measurement.acquireP50Micros());
-                results.add(measurement);
+            }
+            for (List<Scenario> group : groups.values()) {
+                for (Measurement measurement : harness.measureSideBySide(group, peers::counted)) {
+                    System.out.printf(
+                            Locale.ROOT,
+                            "%-40s %-46s %10.0f acq/s %7.2f cmd/acq p50 %6.0f us%n",
+                            measurement.scenario().group(),
+                            measurement.scenario().contender(),
+                            measurement.acquisitionsPerSecond(),
+                            measurement.commandsPerAcquisition(),
+                            measurement.acquireP50Micros());
+                    results.add(measurement);
+                }
             }
             List<Report.ProcessRow> processes = new ArrayList<>();
             String[][] libraries = {
@@ -106,6 +111,11 @@ public final class BenchmarkMain {
                         measured[3]);
                 processes.add(new Report.ProcessRow(library[1], measured[0], measured[1], measured[2], measured[3]));
             }
+            List<IdleNames.Row> idle = new ArrayList<>();
+            if (selected(only, "keys left per idle name")) {
+                idle = IdleNames.measure(server, 100_000, peers.idleNameLibraries());
+                idle.forEach(row -> System.out.print("keys left per idle name   " + row.markdown()));
+            }
             Map<Integer, Double> redisBenchmark = redisBenchmark(server.port());
             String redisVersion = server.client()
                     .info("server")
@@ -114,7 +124,7 @@ public final class BenchmarkMain {
                     .findFirst()
                     .orElse("redis_version:?");
             Report report = new Report(
-                    results, processes, redisBenchmark, trial, warmUp, trials, redisVersion, LocalDate.now());
+                    results, processes, idle, redisBenchmark, trial, warmUp, trials, redisVersion, LocalDate.now());
             System.out.println();
             System.out.println(report.markdown());
             Files.createDirectories(out);
@@ -308,6 +318,27 @@ public final class BenchmarkMain {
             return all;
         }
 
+        /** The libraries of the idle-names row, each on its own key pattern. */
+        List<IdleNames.Library> idleNameLibraries() {
+            Duration lease = IdleNames.lease();
+            RedisLockRegistry idleRegistry = registry("si-idle", RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
+            return List.of(
+                    new IdleNames.Library(
+                            "Turnstile RedisLock (1 s lease)",
+                            "turnstile:*{idle:*",
+                            i -> Contenders.turnstile(this.first, "idle:" + i, lease)),
+                    new IdleNames.Library(
+                            "Redisson RLock", "r-idle:*", i -> Contenders.redisson(this.redisson, "r-idle:" + i)),
+                    new IdleNames.Library(
+                            "Redisson RFencedLock",
+                            "*rf-idle:*",
+                            i -> Contenders.redissonFenced(this.redisson, "rf-idle:" + i)),
+                    new IdleNames.Library(
+                            "Spring Integration RedisLockRegistry, PUB_SUB",
+                            "si-idle:*",
+                            i -> Contenders.springIntegration(idleRegistry, "idle:" + i)));
+        }
+
         private RedisLockRegistry registry(String prefix, RedisLockRegistry.RedisLockType type) {
             RedisLockRegistry registry = new RedisLockRegistry(this.springData, prefix, Duration.ofSeconds(60));
             registry.setRedisLockType(type);
@@ -386,6 +417,11 @@ public final class BenchmarkMain {
             }
         }
         return rates;
+    }
+
+    /** Whether group {@code title} is run: {@code only} is empty, or one of its comma-separated texts is in the title. */
+    private static boolean selected(String only, String title) {
+        return only.isEmpty() || java.util.Arrays.stream(only.split(",")).anyMatch(title::contains);
     }
 
     private static long parseMillis(String value) {

@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Runs each scenario: a warm-up, then several timed trials, keeping the median trial by
- * throughput. Commands come from the server's {@code INFO commandstats} over the timed trial only;
+ * Runs the scenarios of a group side by side: a warm-up each, then several timed trials in turns,
+ * keeping each scenario's median trial by throughput. Commands come from the server's {@code INFO commandstats} over the timed trial only;
  * round trips from the counting client (for contenders that use it) plus the server's SUBSCRIBE
  * and UNSUBSCRIBE calls; CPU from this JVM's process CPU time.
  */
@@ -33,14 +33,29 @@ final class Harness {
         this.trials = trials;
     }
 
-    Measurement measure(Scenario scenario, boolean countsRoundTrips) throws Exception {
-        run(scenario, this.warmUp, countsRoundTrips);
-        List<Measurement> results = new ArrayList<>();
-        for (int i = 0; i < this.trials; i++) {
-            results.add(run(scenario, this.trial, countsRoundTrips));
+    /**
+     * Measures the scenarios of one group side by side: each is warmed up, then the trials run in
+     * turns (one trial of each scenario, then the next round), so that a slow spell of the machine
+     * hits every contender alike; each scenario's median trial by throughput is kept.
+     */
+    List<Measurement> measureSideBySide(List<Scenario> group, java.util.function.Predicate<Scenario> countsRoundTrips)
+            throws Exception {
+        for (Scenario scenario : group) {
+            run(scenario, this.warmUp, countsRoundTrips.test(scenario));
         }
-        results.sort((a, b) -> Double.compare(a.acquisitionsPerSecond(), b.acquisitionsPerSecond()));
-        return results.get(results.size() / 2);
+        List<List<Measurement>> trialsOf = new ArrayList<>();
+        group.forEach(scenario -> trialsOf.add(new ArrayList<>()));
+        for (int i = 0; i < this.trials; i++) {
+            for (int s = 0; s < group.size(); s++) {
+                trialsOf.get(s).add(run(group.get(s), this.trial, countsRoundTrips.test(group.get(s))));
+            }
+        }
+        List<Measurement> medians = new ArrayList<>();
+        for (List<Measurement> results : trialsOf) {
+            results.sort((a, b) -> Double.compare(a.acquisitionsPerSecond(), b.acquisitionsPerSecond()));
+            medians.add(results.get(results.size() / 2));
+        }
+        return medians;
     }
 
     private Measurement run(Scenario scenario, Duration duration, boolean countsRoundTrips) throws Exception {

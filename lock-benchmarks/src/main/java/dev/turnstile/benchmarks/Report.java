@@ -16,6 +16,7 @@ final class Report {
 
     private final List<Measurement> results;
     private final List<ProcessRow> processes;
+    private final List<IdleNames.Row> idle;
     private final Map<Integer, Double> redisBenchmark;
 
     /**
@@ -37,6 +38,7 @@ final class Report {
     Report(
             List<Measurement> results,
             List<ProcessRow> processes,
+            List<IdleNames.Row> idle,
             Map<Integer, Double> redisBenchmark,
             Duration trial,
             Duration warmUp,
@@ -45,6 +47,7 @@ final class Report {
             LocalDate date) {
         this.results = results;
         this.processes = processes;
+        this.idle = idle;
         this.redisBenchmark = redisBenchmark;
         this.header = String.format(
                 Locale.ROOT,
@@ -105,6 +108,16 @@ final class Report {
                         (1 - row.firstProcessShare()) * 100,
                         row.acquireP99Micros()));
             }
+        }
+        if (!this.idle.isEmpty()) {
+            text.append("\n### Keys left per idle name\n\n");
+            text.append("100,000 distinct names, each locked and released once by 8 threads; then the keys under each"
+                    + " library's pattern and their bytes (`MEMORY USAGE`), right after and "
+                    + IdleNames.AFTER.toSeconds() + " s later.\n\n");
+            text.append("| contender | names | keys right after | bytes per name | keys " + IdleNames.AFTER.toSeconds()
+                    + " s later | bytes per name then |\n");
+            text.append("|---|---:|---:|---:|---:|---:|\n");
+            this.idle.forEach(row -> text.append(row.markdown()));
         }
         if (!this.redisBenchmark.isEmpty()) {
             text.append("\n### For reference: `redis-benchmark -t set` on the same server\n\n");

@@ -107,7 +107,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
         private final UnifiedJedis redis;
         private String keyPrefix = "turnstile";
         private Duration defaultLease = Duration.ofSeconds(30);
-        private Duration fenceRetention = Duration.ofDays(7);
+        private Duration fenceRetention = Duration.ofSeconds(10);
         private int watchdogThreads = 1;
         private int minReplicas;
         private Duration replicaTimeout = Duration.ofMillis(100);
@@ -140,9 +140,10 @@ public final class Turnstile implements LockFactory, AutoCloseable {
         }
 
         /**
-         * How long a fencing counter is kept after its name was last acquired, 7 days by default.
-         * Tokens keep increasing after it expires, as long as the Redis server's clock does not
-         * step back by more than this.
+         * How long a fencing counter is kept after the lease it was set with ends, 10 s by default:
+         * then the name leaves nothing in Redis. Tokens keep increasing after it expires (they floor
+         * at the server's clock in microseconds), as long as the Redis server's clock does not step
+         * back by more than the lease plus this.
          */
         public Builder fenceRetention(Duration fenceRetention) {
             this.fenceRetention = Arguments.requirePositive(fenceRetention, "fenceRetention");

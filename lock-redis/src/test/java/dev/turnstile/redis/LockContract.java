@@ -346,6 +346,7 @@ public abstract class LockContract {
     @Test
     void fencingTokensStrictlyIncreaseAcrossReleaseExpiryAndCounterExpiry() {
         Turnstile shortFence = Turnstile.builder(this.client)
+                .defaultLease(Duration.ofMillis(300))
                 .fenceRetention(Duration.ofMillis(100))
                 .build();
         try {

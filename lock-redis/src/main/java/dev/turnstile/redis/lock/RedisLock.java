@@ -164,7 +164,7 @@ public final class RedisLock implements NamedLock {
         List<String> args = List.of(
                 owner,
                 Long.toString(lease.toMillis()),
-                Long.toString(this.runtime.settings().fenceRetention().toMillis()),
+                this.runtime.settings().fenceTtlMillis(lease),
                 Integer.toString(holders));
         try {
             reply = this.runtime

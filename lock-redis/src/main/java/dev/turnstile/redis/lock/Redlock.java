@@ -187,7 +187,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
         private final List<UnifiedJedis> masters;
         private String keyPrefix = "turnstile";
         private Duration defaultLease = Duration.ofSeconds(30);
-        private Duration fenceRetention = Duration.ofDays(7);
+        private Duration fenceRetention = Duration.ofSeconds(10);
         private Duration nodeTimeout = Duration.ofMillis(50);
         private int attempts = 3;
         private Duration retryDelay = Duration.ofMillis(200);
@@ -215,7 +215,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
             return this;
         }
 
-        /** How long an unused fencing counter is kept on each master; 7 days by default. */
+        /** How long a fencing counter is kept on each master after the lease it was set with ends; 10 s by default. */
         public Builder fenceRetention(Duration fenceRetention) {
             this.fenceRetention = Arguments.requirePositive(fenceRetention, "fenceRetention");
             return this;

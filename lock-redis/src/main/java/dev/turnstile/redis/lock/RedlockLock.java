@@ -168,9 +168,7 @@ public final class RedlockLock implements NamedLock {
         String owner = runtime.newOwnerToken();
         List<String> keys = List.of(runtime.keys().lock(name), runtime.keys().lockFence(name));
         List<String> args = List.of(
-                owner,
-                Long.toString(lease.toMillis()),
-                Long.toString(runtime.settings().fenceRetention().toMillis()));
+                owner, Long.toString(lease.toMillis()), runtime.settings().fenceTtlMillis(lease));
         long start = System.nanoTime();
         List<RedlockNodes.Answer<List<?>>> answers = nodes.callAll(
                 master -> (List<?>) LockScripts.ACQUIRE.run(master, keys, args),
@@ -195,7 +193,7 @@ public final class RedlockLock implements NamedLock {
             }
         }
         boolean interrupted = Thread.currentThread().isInterrupted();
-        boolean fenced = !interrupted && granted >= nodes.quorum() && writeBackFence(name, highestToken, start);
+        boolean fenced = !interrupted && granted >= nodes.quorum() && writeBackFence(name, highestToken, lease, start);
         long elapsed = System.nanoTime() - start;
         long drift = drift(lease);
         long validity = lease.toNanos() - elapsed - drift;
@@ -231,12 +229,10 @@ public final class RedlockLock implements NamedLock {
      * Raises every master's fencing counter to {@code token}; true when a majority confirmed within
      * the node timeout. Any later majority shares a master with this one, so it continues above.
      */
-    private boolean writeBackFence(String name, long token, long start) {
+    private boolean writeBackFence(String name, long token, Duration lease, long start) {
         TurnstileRuntime runtime = this.redlock.runtime();
         List<String> keys = List.of(runtime.keys().lockFence(name));
-        List<String> args = List.of(
-                Long.toString(token),
-                Long.toString(runtime.settings().fenceRetention().toMillis()));
+        List<String> args = List.of(Long.toString(token), runtime.settings().fenceTtlMillis(lease));
         List<RedlockNodes.Answer<Object>> answers = this.redlock
                 .nodes()
                 .callAll(

@@ -217,7 +217,7 @@ public final class RedisSemaphore {
                         id,
                         Integer.toString(this.limit),
                         Long.toString(lease.toMillis()),
-                        Long.toString(this.runtime.settings().fenceRetention().toMillis()),
+                        this.runtime.settings().fenceTtlMillis(lease),
                         Long.toString(WAITER_TTL.toMillis()),
                         staysQueued ? "1" : "0",
                         keys().semaphoreChannel(this.name),

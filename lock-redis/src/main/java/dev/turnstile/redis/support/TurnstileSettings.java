@@ -7,7 +7,7 @@ import java.time.Duration;
  *
  * @param keyPrefix the namespace of every key
  * @param defaultLease the lease when none is given, renewed by the watchdog
- * @param fenceRetention how long an unused fencing counter is kept
+ * @param fenceRetention how long a fencing counter is kept after the lease it was set with ends
  * @param minReplicas replicas that must acknowledge a grant ({@code WAIT}); 0 for none
  * @param replicaTimeout how long a grant waits for them
  * @param cohortHolders the most holders one lock grant in Redis serves in this process
@@ -21,6 +21,16 @@ public record TurnstileSettings(
         Duration replicaTimeout,
         int cohortHolders,
         Duration cohortMaxAge) {
+
+    /**
+     * The time to live, in milliseconds, of a fencing counter set by a grant of {@code lease}: the
+     * lease and then the retention. Once it expires the name leaves nothing in Redis, and the next
+     * token floors at the server's clock in microseconds, which by then is above every token of
+     * the last grant.
+     */
+    public String fenceTtlMillis(Duration lease) {
+        return Long.toString(lease.plus(this.fenceRetention).toMillis());
+    }
 
     /** Settings with no replicas required and the default lock cohort (32 holders, 20 ms). */
     public static TurnstileSettings of(String keyPrefix, Duration defaultLease, Duration fenceRetention) {

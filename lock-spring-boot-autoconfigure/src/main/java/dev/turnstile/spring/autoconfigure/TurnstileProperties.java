@@ -21,8 +21,8 @@ public class TurnstileProperties {
      */
     private Duration defaultLease = Duration.ofSeconds(30);
 
-    /** How long an unused fencing counter is kept in Redis. */
-    private Duration fenceRetention = Duration.ofDays(7);
+    /** How long a fencing counter is kept in Redis after the lease it was set with ends; then the name leaves nothing behind. */
+    private Duration fenceRetention = Duration.ofSeconds(10);
 
     /**
      * Order of the lock and semaphore aspects. Keep it below the transaction advice's order so the
