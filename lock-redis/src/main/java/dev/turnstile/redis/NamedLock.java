@@ -67,7 +67,7 @@ public interface NamedLock {
     /**
      * Deletes this lock's keys whoever holds them, and wakes waiters: an operator's tool for a lock
      * whose holder is known to be gone (the holder, if alive, finds its lease lost at its next
-     * renewal). Fencing counters are kept, so tokens still increase.
+     * renewal). The fencing counter is left alone, so tokens still increase.
      *
      * @return the names that were held
      */

@@ -82,7 +82,7 @@ public final class TurnstileDiagnostics {
         return this.locks.localQueues();
     }
 
-    /** Returns how many lease renewals and deadline checks are scheduled now. */
+    /** Returns about how many lease renewals and deadline checks are scheduled now. */
     public int scheduledTimers() {
         return this.runtime.watchdog().scheduledTasks();
     }

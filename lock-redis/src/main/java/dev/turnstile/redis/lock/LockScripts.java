@@ -8,16 +8,18 @@ final class LockScripts {
     private LockScripts() {}
 
     /**
-     * KEYS: lock, fence. ARGV: owner token, lease ms, fence retention ms, tokens to reserve (1 if
-     * absent). Returns {@code {1, fencing token, server time ms}} when acquired, else {@code {0,
-     * pttl of the holder}}. The counter is left at the last reserved token: the holders of a cohort
-     * use the block in order, and the next grant continues above it.
+     * KEYS: lock, fence. ARGV: owner token, lease ms, counter ttl ms (lease plus retention), tokens
+     * to reserve (1 if absent). Returns {@code {1, fencing token, server time ms}} when acquired,
+     * else {@code {0, pttl of the holder}}. The counter is left at the last reserved token: the
+     * holders of a cohort use the block in order, and the next grant continues above it.
      *
      * <p>The lock key is created with its TTL in one command, so it can never exist without one.
      * The fencing token is the previous token plus one, but never below the server's clock in
-     * microseconds: the counter can then expire after a long idle period (no key per name lives
-     * forever) and still never go backwards, as long as the server clock does not step back by
-     * more than the retention.
+     * microseconds. The counter lives for its ttl after the server's clock has reached it (a
+     * counter ahead of the clock lives that much longer), so when it expires the clock is above
+     * every token it handed out, and the next token (the clock) continues above them: no key per
+     * name outlives its leases by more than the retention, and tokens never go backwards as long as
+     * the server clock does not step back by more than the ttl.
      *
      * <p>A client that retries the call (Jedis's cluster client does after a timeout) and finds the
      * key already holding its own token gets the grant, with a new fencing token, not "busy".
@@ -32,21 +34,28 @@ final class LockScripts {
               local now = redis.call('TIME')
               local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
               local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, floor)
-              redis.call('SET', KEYS[2], string.format('%.0f', token + tonumber(ARGV[4] or '1') - 1), 'PX', ARGV[3])
+              local last = token + tonumber(ARGV[4] or '1') - 1
+              local ahead = math.ceil(math.max(0, last - floor) / 1000)
+              redis.call('SET', KEYS[2], string.format('%.0f', last), 'PX', tonumber(ARGV[3]) + ahead)
               return {1, token, math.floor(floor / 1000)}
             end
             return {0, redis.call('PTTL', KEYS[1])}
             """);
 
     /**
-     * KEYS: fence. ARGV: fencing token, fence retention ms. Raises the counter to the token if it is
+     * KEYS: fence. ARGV: fencing token, counter ttl ms. Raises the counter to the token if it is
      * lower; never lowers it. Redlock writes the token it hands out back to a majority of the
      * masters this way, so any later majority (which shares a master with this one) continues above
-     * it, whichever masters it has. Returns 1.
+     * it, whichever masters it has. Like {@link #ACQUIRE}, the counter lives for its ttl after this
+     * master's clock has reached the token: a token taken from a master whose clock is ahead is
+     * kept until this master's clock has passed it. Returns 1.
      */
     static final LuaScript FENCE_FLOOR = LuaScript.of("""
             if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then
-              redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+              local now = redis.call('TIME')
+              local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
+              local ahead = math.ceil(math.max(0, tonumber(ARGV[1]) - floor) / 1000)
+              redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]) + ahead)
             end
             return 1
             """);

@@ -200,7 +200,7 @@ public final class RedisSemaphore {
                         id,
                         Integer.toString(this.limit),
                         Long.toString(lease.toMillis()),
-                        Long.toString(this.runtime.settings().fenceRetention().toMillis())));
+                        this.runtime.settings().fenceTtlMillis(lease)));
     }
 
     private Object runFair(String id, Duration lease, boolean staysQueued) {

@@ -25,7 +25,9 @@ final class SemaphoreScripts {
                 redis.call('PEXPIRE', KEYS[1], ARGV[3])
               end
               local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, now * 1000)
-              redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[4])
+              -- Kept for its ttl after the server's clock reaches it (see the lock's ACQUIRE).
+              local ahead = math.ceil(math.max(0, token - now * 1000) / 1000)
+              redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', tonumber(ARGV[4]) + ahead)
               return token
             end
             local function retryHint(now)
@@ -36,7 +38,7 @@ final class SemaphoreScripts {
             """;
 
     /**
-     * KEYS: holders, fence. ARGV: permit id, limit, lease ms, fence retention ms. Returns {@code {1,
+     * KEYS: holders, fence. ARGV: permit id, limit, lease ms, fence ttl ms (lease plus retention). Returns {@code {1,
      * fencing token, server time ms}} or {@code {0, ms until the first permit expires}}.
      */
     static final LuaScript ACQUIRE = LuaScript.of(NOW + GRANT + """
@@ -50,7 +52,7 @@ final class SemaphoreScripts {
 
     /**
      * Fair acquire. KEYS: holders, fence, queue (score = ticket), alive (score = waiter expiry),
-     * ticket counter. ARGV: permit id, limit, lease ms, fence retention ms, waiter ttl ms, stay
+     * ticket counter. ARGV: permit id, limit, lease ms, fence ttl ms (lease plus retention), waiter ttl ms, stay
      * queued (1) or leave the queue on failure (0), release channel, PUBLISH or SPUBLISH. Returns {@code {1, fencing
      * token}} or {@code {0, ms until the first permit expires, release signals that cannot
      * serve this waiter yet}}.

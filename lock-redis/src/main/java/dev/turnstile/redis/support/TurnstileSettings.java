@@ -24,9 +24,10 @@ public record TurnstileSettings(
 
     /**
      * The time to live, in milliseconds, of a fencing counter set by a grant of {@code lease}: the
-     * lease and then the retention. Once it expires the name leaves nothing in Redis, and the next
-     * token floors at the server's clock in microseconds, which by then is above every token of
-     * the last grant.
+     * lease and then the retention (the scripts add how far the counter is ahead of the server's
+     * clock). Once it expires the name leaves nothing in Redis, and the next token floors at the
+     * server's clock in microseconds, which by then is above every token of the last grant unless
+     * the clock stepped back by more than this ttl.
      */
     public String fenceTtlMillis(Duration lease) {
         return Long.toString(lease.plus(this.fenceRetention).toMillis());

@@ -1,5 +1,6 @@
 package dev.turnstile.redis.support;
 
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -7,6 +8,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
  * The schedulers per {@code Turnstile} that renew watchdog leases and notice leases whose time ran
@@ -23,6 +25,8 @@ public final class Watchdog implements AutoCloseable {
     private final ScheduledThreadPoolExecutor deadlines;
     /** Grows with the Redis calls in flight at once, which one stuck server cannot starve. */
     private final ExecutorService io;
+    /** The no-op ticks, left out of {@link #scheduledTasks()}. */
+    private final List<ScheduledFuture<?>> ticks;
 
     /**
      * How often an idle scheduler thread wakes up. A no-op task at this rate keeps the head of each
@@ -35,8 +39,9 @@ public final class Watchdog implements AutoCloseable {
     public Watchdog(int threads) {
         this.scheduler = daemonScheduler(threads, "turnstile-watchdog-");
         this.deadlines = daemonScheduler(1, "turnstile-deadline-");
-        this.scheduler.scheduleAtFixedRate(() -> {}, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
-        this.deadlines.scheduleAtFixedRate(() -> {}, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
+        this.ticks = List.of(
+                this.scheduler.scheduleAtFixedRate(() -> {}, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS),
+                this.deadlines.scheduleAtFixedRate(() -> {}, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS));
         AtomicInteger io = new AtomicInteger();
         this.io = Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, "turnstile-watchdog-io-" + io.incrementAndGet());
@@ -99,8 +104,9 @@ public final class Watchdog implements AutoCloseable {
 
     /** Returns the number of scheduled renewals and deadline checks (for tests and metrics). */
     public int scheduledTasks() {
-        return Math.max(
-                0, this.scheduler.getQueue().size() + this.deadlines.getQueue().size() - 2); // less the ticks
+        return (int) Stream.concat(this.scheduler.getQueue().stream(), this.deadlines.getQueue().stream())
+                .filter(task -> !this.ticks.contains(task))
+                .count();
     }
 
     /** Returns whether the scheduler still accepts work. */

@@ -100,6 +100,32 @@ class RedlockIntegrationTests {
     }
 
     @Test
+    void aCounterAheadOfAMastersClockIsKeptUntilThatClockHasPassedIt() {
+        // Master 0's counter holds a token a minute ahead of the clocks (as one taken from a master
+        // whose clock runs a minute fast would be): every master keeps the written-back token for
+        // the lease plus the retention after its own clock reaches it, not just lease + retention.
+        List<String> time;
+        try (redis.clients.jedis.Jedis jedis =
+                new redis.clients.jedis.Jedis(masters.get(0).hostAndPort())) {
+            time = jedis.time();
+        }
+        long aheadMicros = Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1)) + 60_000_000L;
+        this.clients.get(0).set("turnstile:fence:{skewed}", Long.toString(aheadMicros));
+        try (Redlock redlock = Redlock.builder(this.clients)
+                .nodeTimeout(Duration.ofMillis(200))
+                .fenceRetention(Duration.ofSeconds(1))
+                .build()) {
+            Lease lease = redlock.lock("skewed").acquire(Duration.ofSeconds(1), Duration.ofSeconds(1));
+            assertThat(lease.fencingToken()).isGreaterThan(aheadMicros);
+            lease.release();
+            // The write-back waits for a majority; the others follow.
+            assertThat(this.clients.stream().filter(client -> client.pttl("turnstile:fence:{skewed}") > 55_000L))
+                    .as("masters that keep the token for lease + retention after their clock passes it")
+                    .hasSizeGreaterThanOrEqualTo(3);
+        }
+    }
+
+    @Test
     void threeOfFiveDownIsAnOutageNamingTheMastersAndLeavesNoKeyAnywhere() {
         masters.get(2).kill();
         masters.get(3).kill();
