@@ -26,6 +26,9 @@ final class AllOrNothing {
      * @return one lease over every name (the name's own lease when there is one), or empty
      */
     static Optional<Lease> acquire(List<String> names, long startNanos, long deadlineNanos, OneName one) {
+        if (names.size() == 1) {
+            return one.acquire(names.get(0), startNanos, deadlineNanos);
+        }
         List<Lease> taken = new ArrayList<>(names.size());
         try {
             for (String name : names) {

@@ -32,7 +32,12 @@ public final class Locks {
         for (String name : names) {
             Arguments.requireName(name, "name");
         }
-        return new RedisLock(this.runtime, this.gates, List.copyOf(names));
+        return new RedisLock(this.runtime, this.gates, names.size() == 1 ? List.copyOf(names) : sorted(names));
+    }
+
+    /** The names, each once, sorted: the order in which several are taken. */
+    private static List<String> sorted(Collection<String> names) {
+        return List.copyOf(new java.util.TreeSet<>(names));
     }
 
     /** Returns the number of names that threads of this process hold or queue for. */

@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -49,7 +48,7 @@ public final class RedisLock implements NamedLock {
     RedisLock(TurnstileRuntime runtime, LocalGates gates, List<String> names) {
         this.runtime = runtime;
         this.gates = gates;
-        this.names = List.copyOf(new TreeSet<>(names));
+        this.names = names; // one name, or distinct and sorted (Locks)
     }
 
     @Override
