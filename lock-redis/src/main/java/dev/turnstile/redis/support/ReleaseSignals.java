@@ -10,6 +10,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -92,12 +94,19 @@ public final class ReleaseSignals implements AutoCloseable {
             Listener current = this.connection;
             if (current != null) {
                 send(current::unsubscribe);
+                // Nothing more may be written on it: the connection goes back to the application's
+                // pool once the last unsubscribe is answered, and a SUBSCRIBE, UNSUBSCRIBE or PING
+                // written after that would leave its reply there for the next borrower to read.
+                this.connection = null;
             }
             running = this.thread;
         }
         if (running != null) {
-            // A reader blocked on a dead socket cannot be interrupted; it is a daemon and ends with it.
-            running.interrupt();
+            // Not interrupted: Jedis's pub/sub loop stops at an interrupt without reading the
+            // unsubscribe replies, and would hand the connection back to the application's pool with
+            // them unread, for the next command to read as its own. Given a moment, the reader reads
+            // them and returns a clean connection; a reader blocked on a dead socket is a daemon and
+            // ends with it.
             try {
                 running.join(500);
             } catch (InterruptedException e) {
@@ -185,7 +194,7 @@ public final class ReleaseSignals implements AutoCloseable {
         while (!this.closed && this.thread == self) {
             Listener listener = new Listener();
             try {
-                this.redis.subscribe(listener, this.controlChannel);
+                subscribe(listener);
             } catch (RuntimeException e) {
                 log.debug(
                         "Release signal connection lost ({}); reconnecting in {} ms",
@@ -208,6 +217,26 @@ public final class ReleaseSignals implements AutoCloseable {
                 }
                 this.backoffMillis = Math.min(this.backoffMillis * 2, 2000);
             }
+        }
+    }
+
+    /**
+     * Runs the subscriber loop until it is unsubscribed from everything. On a pooled client the
+     * connection is taken from the pool and destroyed afterwards, never handed back: a connection
+     * that was in pub/sub mode may still hold a late pub/sub reply, which the next command to borrow
+     * it would read as its own answer.
+     */
+    private void subscribe(Listener listener) {
+        if (!(this.redis instanceof JedisPooled pooled)) {
+            this.redis.subscribe(listener, this.controlChannel);
+            return;
+        }
+        Connection connection = pooled.getPool().getResource();
+        try {
+            listener.proceed(connection, this.controlChannel);
+        } finally {
+            connection.setBroken(); // destroyed on close, not returned
+            connection.close();
         }
     }
 

@@ -110,12 +110,17 @@ class CohortIntegrationTests {
         assertThat(passedOn).as("holds passed on within a process").isGreaterThan(holds.size() / 2);
         assertThat(evals).as("Redis scripts run for %d holds", holds.size()).isLessThan(holds.size() / 2);
 
-        // Neither process starved while both were running.
-        long bothRunning = Math.min(
+        // Neither process starved while both were running (from the later first hold to the
+        // earlier last one; the child got "go" first).
+        long from = Math.max(
+                mine.stream().mapToLong(h -> h[0]).min().orElseThrow(),
+                theirs.stream().mapToLong(h -> h[0]).min().orElseThrow());
+        long until = Math.min(
                 mine.stream().mapToLong(h -> h[1]).max().orElseThrow(),
                 theirs.stream().mapToLong(h -> h[1]).max().orElseThrow());
-        long ownShare = mine.stream().filter(h -> h[1] <= bothRunning).count();
-        long theirShare = theirs.stream().filter(h -> h[1] <= bothRunning).count();
+        long ownShare = mine.stream().filter(h -> h[0] >= from && h[1] <= until).count();
+        long theirShare =
+                theirs.stream().filter(h -> h[0] >= from && h[1] <= until).count();
         System.out.printf(
                 "cohort split while both ran: %d here, %d in the child; %d scripts for %d holds%n",
                 ownShare, theirShare, evals, holds.size());
