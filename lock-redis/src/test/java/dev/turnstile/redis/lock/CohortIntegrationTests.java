@@ -132,11 +132,8 @@ class CohortIntegrationTests {
     void aLeaseLostWhileOthersQueueIsNotPassedOnAndItsKeyIsFreedForTheNext() throws Exception {
         RedisLock lock = this.turnstile.lock("lost-in-cohort");
         Lease first = lock.acquire(Duration.ZERO, null); // watchdog: the key lives 30 s
-        Future<Lease> shortLease =
-                this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), Duration.ofMillis(300)));
-        awaitQueued(1);
-        Future<Lease> next = this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), null));
-        awaitQueued(2);
+        Future<Lease> shortLease = queueBehind(lock, Duration.ofMillis(300), 1);
+        Future<Lease> next = queueBehind(lock, null, 2);
         first.release();
         Lease overrunning = shortLease.get(5, TimeUnit.SECONDS);
         assertThat(overrunning.fencingToken()).as("passed on: the next token").isEqualTo(first.fencingToken() + 1);
@@ -170,8 +167,7 @@ class CohortIntegrationTests {
     void aPassedOnLeaseCountsFromTheKeysExpiryUntilItIsToppedUp() throws Exception {
         RedisLock lock = this.turnstile.lock("until-topped-up");
         Lease first = lock.acquire(Duration.ZERO, Duration.ofMillis(900));
-        Future<Lease> longer = this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), Duration.ofSeconds(5)));
-        awaitQueued(1);
+        Future<Lease> longer = queueBehind(lock, Duration.ofSeconds(5), 1);
         // Redis frozen: the hand-off needs no Redis, but the top-up cannot reach it.
         redis.server().pause();
         try {
@@ -194,8 +190,7 @@ class CohortIntegrationTests {
     void aPassedOnLeaseIsToppedUpToItsOwnLeaseOffTheAcquiringPath() throws Exception {
         RedisLock lock = this.turnstile.lock("topped-up");
         Lease first = lock.acquire(Duration.ZERO, Duration.ofMillis(900));
-        Future<Lease> longer = this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), Duration.ofSeconds(5)));
-        awaitQueued(1);
+        Future<Lease> longer = queueBehind(lock, Duration.ofSeconds(5), 1);
         first.release();
         Lease second = longer.get(5, TimeUnit.SECONDS);
         assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
@@ -231,6 +226,13 @@ class CohortIntegrationTests {
                     .as("above every token the cohort handed out")
                     .isGreaterThan(highest);
         }
+    }
+
+    /** Starts a thread that acquires {@code lock} for {@code lease}, once it queues as the {@code position}th waiter. */
+    private Future<Lease> queueBehind(RedisLock lock, @org.jspecify.annotations.Nullable Duration lease, int position) {
+        Future<Lease> waiter = this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), lease));
+        awaitQueued(position);
+        return waiter;
     }
 
     private void awaitQueued(int waiting) {

@@ -14,7 +14,8 @@ final class TurnstileFailureAnalyzer extends AbstractFailureAnalyzer<TurnstileCo
                         + " that read only the method's parameters (#name, or #p0/#a0 by position),"
                         + " durations look like 500ms, 5s, PT5S or ${property:5s}, a semaphore needs limit >= 1 or a"
                         + " limitExpression, a fallback needs the same parameters (plus an optional Throwable) and a"
-                        + " compatible return type, and onFailure = SKIP needs a non-primitive return type.",
+                        + " compatible return type, onFailure = SKIP needs a non-primitive return type, and"
+                        + " holdAtLeast must be no longer than a fixed leaseTime and longer than waitTime.",
                 cause);
     }
 }
