@@ -1,9 +1,6 @@
 package dev.turnstile.sample;
 
 import dev.turnstile.test.redis.RedisServer;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.springframework.boot.EnvironmentPostProcessor;
@@ -14,13 +11,18 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Lets the sample run with nothing installed but a JDK: when no Redis is configured ({@code
- * spring.data.redis.host}, {@code url}, {@code sentinel}, {@code cluster}) and nothing answers on
- * localhost:6379, it starts a local {@code redis-server} (through lock-test-support's launcher)
- * and points the application at it. A configured Redis is always used as is. Off with {@code
+ * Keeps the sample off other people's data: unless a Redis is configured ({@code
+ * spring.data.redis.host}, {@code port}, {@code url}, {@code sentinel.master} or {@code
+ * cluster.nodes}), it starts a {@code redis-server} of its own on a free port (through
+ * lock-test-support's launcher), points the application at it, logs where it is, and stops it with
+ * the application. It never uses a server it was not told about, not even one on localhost:6379.
+ * Sets {@code sample.local-redis.started=true} when it started one. Off with {@code
  * sample.local-redis.enabled=false}.
  */
 class LocalRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+
+    /** Set to {@code true} when the sample runs on a redis-server it started itself. */
+    static final String STARTED = "sample.local-redis.started";
 
     private final Log log;
 
@@ -33,25 +35,22 @@ class LocalRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
         if (!environment.getProperty("sample.local-redis.enabled", Boolean.class, true) || configured(environment)) {
             return;
         }
-        int probe = environment.getProperty("sample.local-redis.probe-port", Integer.class, 6379);
-        if (answers("localhost", probe)) {
-            this.log.info("Using the Redis server on localhost:" + probe);
-            environment
-                    .getPropertySources()
-                    .addFirst(new MapPropertySource(
-                            "localRedis",
-                            Map.of("spring.data.redis.host", "localhost", "spring.data.redis.port", probe)));
-            return;
-        }
         RedisServer server = RedisServer.start();
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "local-redis-stop"));
         environment
                 .getPropertySources()
                 .addFirst(new MapPropertySource(
                         "localRedis",
-                        Map.of("spring.data.redis.host", "127.0.0.1", "spring.data.redis.port", server.port())));
-        this.log.info("No Redis configured and none on localhost:6379: started a local redis-server on port "
-                + server.port() + " (it stops with the application)");
+                        Map.of(
+                                "spring.data.redis.host",
+                                "127.0.0.1",
+                                "spring.data.redis.port",
+                                server.port(),
+                                STARTED,
+                                true)));
+        this.log.info("No Redis configured (spring.data.redis.*): started a redis-server of the sample's own on"
+                + " 127.0.0.1:" + server.port() + "; it stops with the application. To use another server, set"
+                + " spring.data.redis.host and spring.data.redis.port.");
     }
 
     @Override
@@ -65,14 +64,5 @@ class LocalRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
                 || environment.containsProperty("spring.data.redis.port")
                 || environment.containsProperty("spring.data.redis.sentinel.master")
                 || environment.containsProperty("spring.data.redis.cluster.nodes");
-    }
-
-    private static boolean answers(String host, int port) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(host, port), 300);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 }

@@ -3,7 +3,6 @@ package dev.turnstile.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.test.redis.RedisServer;
-import java.net.ServerSocket;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.logging.DeferredLogs;
@@ -25,27 +24,27 @@ class LocalRedisEnvironmentPostProcessorTests {
     }
 
     @Test
-    void aRedisAnsweringOnTheDefaultPortIsUsed() {
-        try (RedisServer running = RedisServer.start()) {
-            StandardEnvironment environment = environment("sample.local-redis.probe-port=" + running.port());
+    void withNothingConfiguredItStartsItsOwnServerEvenWhenOneAnswersOnTheDefaultPort() {
+        try (RedisServer someoneElses = RedisServer.start()) {
+            StandardEnvironment environment = environment();
             this.processor.postProcessEnvironment(environment, new SpringApplication());
-            assertThat(environment.getProperty("spring.data.redis.port")).isEqualTo(Integer.toString(running.port()));
+            int port = environment.getProperty("spring.data.redis.port", Integer.class);
+            assertThat(port).isNotEqualTo(6379).isNotEqualTo(someoneElses.port());
+            assertThat(environment.getProperty(LocalRedisEnvironmentPostProcessor.STARTED, Boolean.class))
+                    .isTrue();
+            try (Jedis own = new Jedis("127.0.0.1", port)) {
+                assertThat(own.ping()).isEqualTo("PONG");
+                assertThat(own.dbSize()).isZero();
+            }
         }
     }
 
     @Test
-    void withNothingConfiguredAndNothingRunningALocalServerIsStarted() throws Exception {
-        int unusedPort;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            unusedPort = socket.getLocalPort();
-        }
-        StandardEnvironment environment = environment("sample.local-redis.probe-port=" + unusedPort);
+    void switchedOffItLeavesTheEnvironmentAlone() {
+        StandardEnvironment environment = environment("sample.local-redis.enabled=false");
         this.processor.postProcessEnvironment(environment, new SpringApplication());
-        int port = environment.getProperty("spring.data.redis.port", Integer.class);
-        assertThat(port).isNotEqualTo(unusedPort);
-        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
-            assertThat(jedis.ping()).isEqualTo("PONG");
-        }
+        assertThat(environment.getPropertySources().contains("localRedis")).isFalse();
+        assertThat(environment.containsProperty("spring.data.redis.port")).isFalse();
     }
 
     private static StandardEnvironment environment(String... properties) {

@@ -2,11 +2,13 @@ package dev.turnstile.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.turnstile.sample.benchmark.MarketBenchmark;
+import dev.turnstile.sample.benchmark.BenchmarkReport;
 import dev.turnstile.sample.benchmark.RunResult;
+import dev.turnstile.sample.benchmark.Table63;
 import dev.turnstile.sample.market.Markets;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -15,6 +17,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDeta
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import redis.clients.jedis.Jedis;
 
 /** A short run of the book's benchmark: the table's shape, not its times. */
 @SpringBootTest(
@@ -39,9 +42,15 @@ class MarketBenchmarkTests {
 
     @Test
     void watchRetriesGrowWithContentionLocksNeverRetryAndFineGrainedBeatsOneLock() throws Exception {
-        List<RunResult> results = new MarketBenchmark(this.markets, this.redisDetails).runAll(Duration.ofMillis(1500));
+        DataRedisConnectionDetails.Standalone server = this.redisDetails.getStandalone();
+        List<Table63.Progress> told = new ArrayList<>();
+        List<RunResult> results = new Table63(this.markets, () -> new Jedis(server.getHost(), server.getPort()))
+                .run(Duration.ofMillis(1500), told::add);
 
         assertThat(results).hasSize(9);
+        assertThat(told).extracting(Table63.Progress::done).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9);
+        assertThat(told).extracting(Table63.Progress::row).containsExactlyElementsOf(results);
+        assertChartReadsAtAGlance(new BenchmarkReport(results));
         RunResult watchOneOne = find(results, 1, 1, "watch");
         RunResult watchFiveFive = find(results, 5, 5, "watch");
         assertThat(watchFiveFive.retries())
@@ -63,6 +72,18 @@ class MarketBenchmarkTests {
         assertThat(find(results, 5, 5, "fine").bought())
                 .as("locks beat WATCH under contention")
                 .isGreaterThan(watchFiveFive.bought());
+    }
+
+    private static void assertChartReadsAtAGlance(BenchmarkReport report) {
+        String svg = report.svg();
+        assertThat(svg)
+                .as("legend, axis labels, and workers labelled in the singular where one")
+                .contains("no lock (WATCH)", "with lock", "fine-grained lock")
+                .contains("items bought per 60 s", "workers (threads listing, threads buying)")
+                .contains("1 lister, 1 buyer", "5 listers, 1 buyer", "5 listers, 5 buyers")
+                .doesNotContain("1 listers");
+        assertThat(report.markdown()).contains("| 1 lister, 1 buyer |").doesNotContain("1 listers");
+        assertThat(BenchmarkReport.workers(1, 5)).isEqualTo("1 lister, 5 buyers");
     }
 
     private static RunResult find(List<RunResult> results, int listers, int buyers, String strategy) {

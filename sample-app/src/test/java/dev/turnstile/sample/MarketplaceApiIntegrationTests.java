@@ -14,8 +14,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.assertj.core.api.AbstractStringAssert;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +27,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 @SpringBootTest(
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -40,6 +45,8 @@ class MarketplaceApiIntegrationTests {
     }
 
     private final HttpClient http = HttpClient.newHttpClient();
+
+    private final ObjectMapper json = new ObjectMapper();
 
     @LocalServerPort
     int port;
@@ -80,29 +87,60 @@ class MarketplaceApiIntegrationTests {
     }
 
     @Test
-    void badInputIsAProblemDetailWith400() throws Exception {
+    void refusedTradesAndUnknownUsersAreProblemDetails() throws Exception {
         HttpResponse<String> unknown = get("/users/nobody");
-        assertThat(unknown.statusCode()).isEqualTo(400);
-        assertThat(unknown.headers().firstValue("Content-Type"))
-                .hasValueSatisfying(type -> assertThat(type).contains("application/problem+json"));
-        assertThat(unknown.body()).contains("Unknown user 'nobody'");
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertProblem(unknown).contains("There is no user 'nobody'.");
 
-        assertThat(post("/market/listings", "{\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":-5}")
-                        .body())
-                .contains("'price' must be positive but was -5");
         HttpResponse<String> missing =
                 post("/market/listings", "{\"itemId\":\"axe\",\"sellerId\":\"ann\",\"price\":5}");
         assertThat(missing.statusCode()).isEqualTo(400);
-        assertThat(missing.body()).contains("NOT_IN_INVENTORY");
+        assertProblem(missing).contains("NOT_IN_INVENTORY");
         HttpResponse<String> notListed = post(
                 "/market/purchases", "{\"buyerId\":\"bob\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":5}");
         assertThat(notListed.statusCode()).isEqualTo(400);
-        assertThat(notListed.body()).contains("NOT_LISTED");
-        assertThat(post(
-                                "/market/purchases?strategy=magic",
-                                "{\"buyerId\":\"bob\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":5}")
-                        .body())
-                .contains("Unknown strategy 'magic'");
+        assertProblem(notListed).contains("NOT_LISTED");
+        HttpResponse<String> noBuyer = post(
+                "/market/purchases", "{\"buyerId\":\"zed\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":5}");
+        assertThat(noBuyer.statusCode()).isEqualTo(400);
+        assertProblem(noBuyer).contains("\"field\":\"buyerId\"", "there is no user 'zed'");
+        assertThat(get("/nowhere").statusCode()).isEqualTo(404);
+        assertProblem(get("/nowhere"));
+    }
+
+    @Test
+    void missingOrMalformedFieldsAreNamedWithTheirRule() throws Exception {
+        Map<String, List<String>> cases = new LinkedHashMap<>();
+        cases.put("/users|{\"id\":\"dan\"}", List.of("'funds' is required"));
+        cases.put("/users|{\"id\":\"dan\",\"funds\":\"lots\"}", List.of("'funds' must be a whole number"));
+        cases.put("/users|{\"id\":\"dan\",\"funds\":-1}", List.of("'funds' must not be negative"));
+        cases.put("/users|{\"funds\":1}", List.of("'id' is required"));
+        cases.put("/users|{\"id\":\"a/b\",\"funds\":1}", List.of("'id' must be 1 to 64 characters"));
+        cases.put("/users|{\"id\":\"a.b\",\"funds\":1}", List.of("'id' must be 1 to 64 characters"));
+        cases.put("/users|{\"id\":\"" + "x".repeat(10_000) + "\",\"funds\":1}", List.of("'id' must be 1 to 64"));
+        cases.put("/users|{\"id\":", List.of("The request body is not valid JSON."));
+        cases.put("/users|", List.of("The request needs a JSON body."));
+        cases.put("/users/ann/inventory|{}", List.of("'itemId' is required"));
+        cases.put("/market/listings|{\"sellerId\":\"ann\",\"price\":5}", List.of("'itemId' is required"));
+        cases.put(
+                "/market/listings|{\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":-5}",
+                List.of("'price' must be positive"));
+        cases.put(
+                "/market/purchases|{\"buyerId\":\"bob\",\"sellerId\":\"ann\"}",
+                List.of("'itemId' is required", "'price' is required"));
+        cases.put(
+                "/market/purchases?strategy=magic|{\"buyerId\":\"bob\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":5}",
+                List.of("'strategy' must be one of [watch, lock, fine]"));
+        for (Map.Entry<String, List<String>> entry : cases.entrySet()) {
+            String[] request = entry.getKey().split("\\|", 2);
+            HttpResponse<String> answer = post(request[0], request[1]);
+            assertThat(answer.statusCode()).as(entry.getKey()).isEqualTo(400);
+            assertProblem(answer).as(entry.getKey()).contains(entry.getValue());
+        }
+        assertThat(get("/users/" + "x".repeat(100)).statusCode())
+                .as("an id that breaks the rule was never created")
+                .isEqualTo(404);
+        assertThat(get("/market?limit=0").body()).contains("'limit' must be between 1 and 1000");
     }
 
     @Test
@@ -164,6 +202,41 @@ class MarketplaceApiIntegrationTests {
     }
 
     @Test
+    void aBurstOfEightPartnerCallsGetsFiveQuotesAndThreeRefusalsWhileHeldShowsTheFivePermits() throws Exception {
+        CompletableFuture<HttpResponse<String>> burst = this.http.sendAsync(
+                request("/accounts/acct-9/partner-burst?calls=8", ""), HttpResponse.BodyHandlers.ofString());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> this.turnstile.semaphore("account:acct-9", 5).availablePermits() == 0);
+        HttpResponse<String> held = get("/held");
+        assertThat(held.statusCode()).isEqualTo(200);
+        JsonNode semaphore = this.json.readTree(held.body()).get("semaphores").get(0);
+        assertThat(semaphore.get("name").asText()).isEqualTo("account:acct-9");
+        assertThat(semaphore.get("permits")).hasSize(5).allSatisfy(permit -> {
+            assertThat(permit.get("holder").asText()).matches("[0-9a-f-]{36}:\\d+");
+            assertThat(permit.get("leftMillis").asLong()).isPositive();
+        });
+
+        JsonNode calls = this.json.readTree(burst.join().body());
+        assertThat(calls).hasSize(8);
+        List<JsonNode> refused = new ArrayList<>();
+        calls.forEach(call -> {
+            if (call.get("status").asInt() != 200) {
+                refused.add(call);
+            }
+        });
+        assertThat(refused).hasSize(3).allSatisfy(call -> {
+            assertThat(call.get("status").asInt()).isEqualTo(429);
+            assertThat(call.get("retryAfter").asText()).isEqualTo("1");
+            assertThat(call.get("body").asText()).contains("All 5 permits of 'account:acct-9' are in use");
+        });
+        assertThat(get("/accounts/acct-9/partner-burst?calls=21").statusCode())
+                .as("GET is not the burst's method")
+                .isEqualTo(405);
+        assertThat(post("/accounts/acct-9/partner-burst?calls=21", "").body())
+                .contains("'calls' must be between 1 and 20");
+    }
+
+    @Test
     void eachOpenStreamHoldsASlotAndAClosedStreamFreesIt() throws Exception {
         InputStream first = stream("/accounts/viewer/stream");
         InputStream second = stream("/accounts/viewer/stream");
@@ -181,6 +254,15 @@ class MarketplaceApiIntegrationTests {
         second.close();
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> this.streams.slots("viewer").availablePermits() == 2);
+    }
+
+    /** A problem detail that leaks nothing internal: no Redis key or error, no key template, no class. */
+    static AbstractStringAssert<?> assertProblem(HttpResponse<String> answer) {
+        assertThat(answer.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(type -> assertThat(type).contains("application/problem+json"));
+        return assertThat(answer.body())
+                .doesNotContainIgnoringCase("redis")
+                .doesNotContain("users:", "inventory:", "#itemId", "Exception", "null value", "jackson");
     }
 
     private InputStream stream(String path) throws Exception {

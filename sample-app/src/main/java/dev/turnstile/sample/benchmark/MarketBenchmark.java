@@ -1,13 +1,12 @@
 package dev.turnstile.sample.benchmark;
 
-import dev.turnstile.sample.market.Market;
 import dev.turnstile.sample.market.Markets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -17,16 +16,15 @@ import org.springframework.stereotype.Component;
 import redis.clients.jedis.Jedis;
 
 /**
- * {@code --benchmark}: runs the book's simulation for each of {1 lister/1 buyer, 5/1, 5/5} ×
- * {watch, lock, fine} ({@code --duration=10s} each; 60s reproduces the book), prints the measured
- * table beside the book's, and writes it as Markdown, CSV and an SVG chart ({@code
- * --out=docs/marketplace}).
+ * {@code --benchmark}: runs {@link Table63} ({@code --duration=10s} per row; 60s reproduces the
+ * book) on the redis-server the command started, prints each row as it is measured and the table
+ * beside the book's, and writes it as Markdown, CSV and an SVG chart into {@code --out} (by default
+ * {@code turnstile-marketplace} under the system's temporary directory: never into the source tree
+ * unless asked, e.g. {@code --out=docs/marketplace}).
  */
 @Component
 @ConditionalOnProperty("benchmark")
 public class MarketBenchmark implements ApplicationRunner {
-
-    static final List<int[]> SHAPES = List.of(new int[] {1, 1}, new int[] {5, 1}, new int[] {5, 5});
 
     private final Markets markets;
     private final DataRedisConnectionDetails redis;
@@ -37,37 +35,45 @@ public class MarketBenchmark implements ApplicationRunner {
         this.redis = redis;
     }
 
+    /** Where results go when {@code --out} is not given. */
+    public static Path defaultOut() {
+        return Path.of(System.getProperty("java.io.tmpdir"), "turnstile-marketplace");
+    }
+
     @Override
     public void run(ApplicationArguments args) throws Exception {
         Duration duration = DurationStyle.detectAndParse(option(args, "duration", "10s"));
-        Path out = Path.of(option(args, "out", "docs/marketplace"));
-        List<RunResult> results = runAll(duration);
+        Path out = outDirectory(args);
+        DataRedisConnectionDetails.Standalone server = this.redis.getStandalone();
+        System.out.printf(
+                Locale.ROOT,
+                "Table 6.3: 9 rows of %d s each, about %d s%n",
+                duration.toSeconds(),
+                9 * duration.toSeconds());
+        List<RunResult> results = new Table63(this.markets, () -> new Jedis(server.getHost(), server.getPort()))
+                .run(duration, progress -> {
+                    RunResult row = progress.row();
+                    System.out.printf(
+                            Locale.ROOT,
+                            "[%d/%d] %s, %-5s: listed %,d, bought %,d, retries %,d, avg wait %.2f ms%n",
+                            progress.done(),
+                            progress.total(),
+                            BenchmarkReport.workers(row.listers(), row.buyers()),
+                            row.strategy(),
+                            row.listed(),
+                            row.bought(),
+                            row.retries(),
+                            row.averageWaitMillis());
+                });
         BenchmarkReport report = new BenchmarkReport(results);
         System.out.println(report.markdown());
         write(out, report);
     }
 
-    /** Runs all nine rows for {@code duration} each. */
-    public List<RunResult> runAll(Duration duration) throws InterruptedException {
-        DataRedisConnectionDetails.Standalone server = this.redis.getStandalone();
-        MarketSimulation simulation = new MarketSimulation(() -> new Jedis(server.getHost(), server.getPort()));
-        List<RunResult> results = new ArrayList<>();
-        for (int[] shape : SHAPES) {
-            for (Market market : this.markets.all()) {
-                RunResult result = simulation.run(market, shape[0], shape[1], duration);
-                System.out.printf(
-                        "%d listers, %d buyers, %-5s: listed %,d, bought %,d, retries %,d, avg wait %.2f ms%n",
-                        shape[0],
-                        shape[1],
-                        market.name(),
-                        result.listed(),
-                        result.bought(),
-                        result.retries(),
-                        result.averageWaitMillis());
-                results.add(result);
-            }
-        }
-        return results;
+    /** The {@code --out} directory, or {@link #defaultOut()}. */
+    static Path outDirectory(ApplicationArguments args) {
+        String out = option(args, "out", "");
+        return out.isBlank() ? defaultOut() : Path.of(out);
     }
 
     private static void write(Path out, BenchmarkReport report) throws IOException {
@@ -75,7 +81,7 @@ public class MarketBenchmark implements ApplicationRunner {
         Files.writeString(out.resolve("table-6.3.md"), report.markdown());
         Files.writeString(out.resolve("table-6.3.csv"), report.csv());
         Files.writeString(out.resolve("table-6.3.svg"), report.svg());
-        System.out.println("Wrote " + out.resolve("table-6.3.md") + ", .csv and .svg");
+        System.out.println("Wrote " + out.toAbsolutePath().resolve("table-6.3.md") + ", .csv and .svg");
     }
 
     private static String option(ApplicationArguments args, String name, String fallback) {

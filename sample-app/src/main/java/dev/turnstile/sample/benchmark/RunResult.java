@@ -23,7 +23,7 @@ public record RunResult(
         double averageWaitMillis) {
 
     /** Scales a count to the book's 60 s. */
-    long per60s(long count) {
+    public long per60s(long count) {
         return Math.round(count * 60 / this.seconds);
     }
 }

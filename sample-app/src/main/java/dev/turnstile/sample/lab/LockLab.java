@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import redis.clients.jedis.Jedis;
@@ -46,41 +47,62 @@ public final class LockLab {
         this.shared = shared;
     }
 
+    /** The stages, in row order. */
+    public static final List<String> STAGES = List.of(
+            "naive SETNX lock (6.8)",
+            "SETNX + EXPIRE lock (6.11)",
+            "basic semaphore (6.12)",
+            "fair semaphore (6.14)",
+            "fair semaphore + lock (6.16)",
+            "Turnstile RedisLock",
+            "Turnstile RedisSemaphore");
+
+    /**
+     * Told after each stage has met its faults.
+     *
+     * @param done how many stages are done, from 1
+     * @param total how many stages there are
+     * @param stage the stage just done
+     * @param outcomes its row: fault → outcome
+     */
+    public record Progress(int done, int total, String stage, Map<String, String> outcomes) {}
+
     /** Runs every stage against every fault; stage → fault → outcome. */
     public Map<String, Map<String, String>> run() {
-        Map<String, Map<String, String>> table = new LinkedHashMap<>();
-        table.put("naive SETNX lock (6.8)", row(naiveLockCrash(), "n/a: no EXPIRE at all", "n/a", "n/a"));
-        table.put("SETNX + EXPIRE lock (6.11)", row(timeoutLockCrash(false), timeoutLockCrash(true), "n/a", "n/a"));
-        table.put(
-                "basic semaphore (6.12)",
-                row(
+        return run(progress -> {});
+    }
+
+    /** Runs every stage against every fault, telling {@code progress} after each stage. */
+    public Map<String, Map<String, String>> run(Consumer<Progress> progress) {
+        List<Supplier<Map<String, String>>> rows = List.of(
+                () -> row(naiveLockCrash(), "n/a: no EXPIRE at all", "n/a", "n/a"),
+                () -> row(timeoutLockCrash(false), timeoutLockCrash(true), "n/a", "n/a"),
+                () -> row(
                         semaphoreCrash((conn, clock) ->
                                 BookSemaphores.acquireSemaphore(conn, "sem", 1, SEMAPHORE_TIMEOUT_MILLIS, clock)),
                         "n/a",
                         basicSemaphoreSkew(),
-                        "n/a"));
-        table.put(
-                "fair semaphore (6.14)",
-                row(
+                        "n/a"),
+                () -> row(
                         semaphoreCrash((conn, clock) -> BookSemaphores.acquireFairSemaphore(
                                 conn, "sem", 1, SEMAPHORE_TIMEOUT_MILLIS, clock, () -> {})),
                         "n/a",
                         fairSemaphoreSkew(false),
-                        fairSemaphoreRace(false)));
-        table.put(
-                "fair semaphore + lock (6.16)",
-                row(
+                        fairSemaphoreRace(false)),
+                () -> row(
                         semaphoreCrash((conn, clock) -> BookSemaphores.acquireSemaphoreWithLock(
                                 conn, "sem", 1, SEMAPHORE_TIMEOUT_MILLIS, clock, () -> {})),
                         "n/a",
                         fairSemaphoreSkew(true),
-                        fairSemaphoreRace(true)));
-        table.put(
-                "Turnstile RedisLock",
-                row(turnstileLockCrash(), "cannot happen: SET NX PX is one command", "n/a", "n/a"));
-        table.put(
-                "Turnstile RedisSemaphore",
-                row(turnstileSemaphoreCrash(), "n/a", turnstileSemaphoreSkew(), turnstileSemaphoreRace()));
+                        fairSemaphoreRace(true)),
+                () -> row(turnstileLockCrash(), "cannot happen: SET NX PX is one command", "n/a", "n/a"),
+                () -> row(turnstileSemaphoreCrash(), "n/a", turnstileSemaphoreSkew(), turnstileSemaphoreRace()));
+        Map<String, Map<String, String>> table = new LinkedHashMap<>();
+        for (int i = 0; i < STAGES.size(); i++) {
+            Map<String, String> outcomes = rows.get(i).get();
+            table.put(STAGES.get(i), outcomes);
+            progress.accept(new Progress(i + 1, STAGES.size(), STAGES.get(i), outcomes));
+        }
         return table;
     }
 

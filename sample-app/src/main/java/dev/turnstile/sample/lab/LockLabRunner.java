@@ -1,5 +1,6 @@
 package dev.turnstile.sample.lab;
 
+import dev.turnstile.sample.benchmark.MarketBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -12,7 +13,11 @@ import org.springframework.stereotype.Component;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
 
-/** {@code --lab}: runs the {@link LockLab}, prints its table and writes it to {@code --out} (docs/marketplace). */
+/**
+ * {@code --lab}: runs the {@link LockLab} on the redis-server the command started, printing each
+ * stage as it is done, then the table; writes it to {@code --out} (by default the same directory
+ * as {@code --benchmark}, under the system's temporary directory).
+ */
 @Component
 @ConditionalOnProperty("lab")
 class LockLabRunner implements ApplicationRunner {
@@ -28,14 +33,19 @@ class LockLabRunner implements ApplicationRunner {
     @Override
     public void run(ApplicationArguments args) throws Exception {
         DataRedisConnectionDetails.Standalone server = this.redis.getStandalone();
-        Map<String, Map<String, String>> table =
-                new LockLab(() -> new Jedis(server.getHost(), server.getPort()), this.shared).run();
+        System.out.println("The lock lab: " + LockLab.STAGES.size() + " stages against their faults, about 15 s");
+        long start = System.nanoTime();
+        Map<String, Map<String, String>> table = new LockLab(
+                        () -> new Jedis(server.getHost(), server.getPort()), this.shared)
+                .run(progress -> System.out.printf(
+                        "[%d/%d] %s: done (%.1f s)%n",
+                        progress.done(), progress.total(), progress.stage(), (System.nanoTime() - start) / 1e9));
         String markdown = LockLab.markdown(table);
         System.out.println(markdown);
         List<String> out = args.getOptionValues("out");
-        Path dir = Path.of(out == null || out.isEmpty() ? "docs/marketplace" : out.get(0));
+        Path dir = out == null || out.isEmpty() ? MarketBenchmark.defaultOut() : Path.of(out.get(0));
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("lock-lab.md"), markdown);
-        System.out.println("Wrote " + dir.resolve("lock-lab.md"));
+        System.out.println("Wrote " + dir.toAbsolutePath().resolve("lock-lab.md"));
     }
 }

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.resps.Tuple;
 
 /** Users, inventories and the market listing: the reads and the setup writes. */
@@ -41,6 +43,27 @@ public final class MarketData {
         }
         return new Account(
                 id, user.get("name"), Long.parseLong(user.get("funds")), conn.smembers(MarketKeys.inventory(id)));
+    }
+
+    /** Returns up to {@code limit} users, by id (a SCAN of {@code users:*}). */
+    public static List<Account> users(Jedis conn, int limit) {
+        List<String> ids = new ArrayList<>();
+        ScanParams params = new ScanParams().match(MarketKeys.user("*")).count(1000);
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = conn.scan(cursor, params);
+            page.getResult()
+                    .forEach(key -> ids.add(key.substring(MarketKeys.user("").length())));
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START) && ids.size() < limit);
+        List<Account> accounts = new ArrayList<>();
+        for (String id : ids.stream().sorted().limit(limit).toList()) {
+            Account account = account(conn, id);
+            if (account != null) {
+                accounts.add(account);
+            }
+        }
+        return accounts;
     }
 
     /** Returns the {@code count} cheapest listings. */

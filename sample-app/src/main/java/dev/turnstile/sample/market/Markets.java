@@ -1,8 +1,11 @@
 package dev.turnstile.sample.market;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.springframework.stereotype.Component;
 
 /** The three strategies by name. */
@@ -28,6 +31,16 @@ public class Markets {
             throw new IllegalArgumentException("Unknown strategy '" + name + "': use one of " + this.byName.keySet());
         }
         return market;
+    }
+
+    /** Returns the strategy called {@code name}, if there is one. */
+    public Optional<Market> find(String name) {
+        return Optional.ofNullable(this.byName.get(name));
+    }
+
+    /** Returns the strategies' names, in the book's order. */
+    public Set<String> names() {
+        return Collections.unmodifiableSet(this.byName.keySet());
     }
 
     /** Returns every strategy, in the book's order: watch, lock, fine. */

@@ -7,7 +7,13 @@ import dev.turnstile.sample.market.MarketData.Listing;
 import dev.turnstile.sample.market.Markets;
 import dev.turnstile.sample.market.Outcome;
 import dev.turnstile.sample.market.TradeResult;
-import dev.turnstile.sample.partner.PartnerApi;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Positive;
+import jakarta.validation.constraints.PositiveOrZero;
+import jakarta.validation.constraints.Size;
 import java.util.List;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -20,43 +26,88 @@ import org.springframework.web.bind.annotation.RestController;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 
-/** The marketplace over HTTP. Errors are RFC 9457 problem details (see {@link ProblemHandler}). */
+/**
+ * The marketplace over HTTP: users, their inventories, the market, listing and buying with a
+ * choice of strategy. Every error is an RFC 9457 problem detail (see {@link ProblemHandler}).
+ */
 @RestController
 public class MarketplaceController {
 
+    /** The most money one user may be created with. */
+    static final long MAX_FUNDS = 1_000_000_000L;
+
     private final JedisPool pool;
     private final Markets markets;
-    private final PartnerApi partner;
 
-    public MarketplaceController(JedisPool pool, Markets markets, PartnerApi partner) {
+    public MarketplaceController(JedisPool pool, Markets markets) {
         this.pool = pool;
         this.markets = markets;
-        this.partner = partner;
     }
 
-    /** A new user. */
-    public record NewUser(String id, String name, long funds) {}
+    /** A new user: {@code id} follows the id rule, {@code name} defaults to the id. */
+    public record NewUser(
+            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
+            String id,
+
+            @Size(max = 100, message = "must be at most 100 characters")
+            String name,
+
+            @NotNull(message = "is required")
+            @PositiveOrZero(message = "must not be negative")
+            @Max(value = MAX_FUNDS, message = "must be at most " + MAX_FUNDS)
+            Long funds) {}
 
     /** An item to put into a user's inventory. */
-    public record NewItem(String itemId) {}
+    public record NewItem(
+            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
+            String itemId) {}
 
     /** A listing request. */
-    public record ListRequest(String itemId, String sellerId, long price) {}
+    public record ListRequest(
+            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
+            String itemId,
+
+            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
+            String sellerId,
+
+            @NotNull(message = "is required")
+            @Positive(message = "must be positive")
+            @Max(value = MAX_FUNDS, message = "must be at most " + MAX_FUNDS)
+            Long price) {}
 
     /** A purchase request. */
-    public record PurchaseRequest(String buyerId, String itemId, String sellerId, long price) {}
+    public record PurchaseRequest(
+            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
+            String buyerId,
+
+            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
+            String itemId,
+
+            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
+            String sellerId,
+
+            @NotNull(message = "is required")
+            @Positive(message = "must be positive")
+            @Max(value = MAX_FUNDS, message = "must be at most " + MAX_FUNDS)
+            Long price) {}
 
     /** What a trade did. */
     public record TradeResponse(String strategy, String outcome, int retries) {}
 
     @PostMapping("/users")
     @ResponseStatus(HttpStatus.CREATED)
-    public Account createUser(@RequestBody NewUser user) {
-        require(user.id() != null && !user.id().isBlank(), "'id' must not be blank");
-        require(user.funds() >= 0, "'funds' must not be negative but was " + user.funds());
+    public Account createUser(@Valid @RequestBody NewUser user) {
         try (Jedis conn = this.pool.getResource()) {
             MarketData.createUser(conn, user.id(), user.name() == null ? user.id() : user.name(), user.funds());
             return MarketData.account(conn, user.id());
+        }
+    }
+
+    /** Up to 200 users, by id. */
+    @GetMapping("/users")
+    public List<Account> users() {
+        try (Jedis conn = this.pool.getResource()) {
+            return MarketData.users(conn, 200);
         }
     }
 
@@ -64,21 +115,20 @@ public class MarketplaceController {
     public Account account(@PathVariable String id) {
         try (Jedis conn = this.pool.getResource()) {
             Account account = MarketData.account(conn, id);
-            require(account != null, "Unknown user '" + id + "'");
+            if (account == null) {
+                throw new UnknownUserException(id);
+            }
             return account;
         }
     }
 
     @PostMapping("/users/{id}/inventory")
     @ResponseStatus(HttpStatus.CREATED)
-    public Account addItem(@PathVariable String id, @RequestBody NewItem item) {
+    public Account addItem(@PathVariable String id, @Valid @RequestBody NewItem item) {
         try (Jedis conn = this.pool.getResource()) {
-            require(MarketData.userExists(conn, id), "Unknown user '" + id + "'");
-            require(
-                    item.itemId() != null
-                            && !item.itemId().isBlank()
-                            && !item.itemId().contains("."),
-                    "'itemId' must be non-blank and contain no '.'");
+            if (!MarketData.userExists(conn, id)) {
+                throw new UnknownUserException(id);
+            }
             MarketData.addToInventory(conn, id, item.itemId());
             return MarketData.account(conn, id);
         }
@@ -86,7 +136,9 @@ public class MarketplaceController {
 
     @GetMapping("/market")
     public List<Listing> browse(@RequestParam(defaultValue = "20") int limit) {
-        require(limit > 0 && limit <= 1000, "'limit' must be between 1 and 1000 but was " + limit);
+        if (limit < 1 || limit > 1000) {
+            throw new InvalidInputException("limit", "'limit' must be between 1 and 1000.");
+        }
         try (Jedis conn = this.pool.getResource()) {
             return MarketData.cheapest(conn, limit);
         }
@@ -94,11 +146,11 @@ public class MarketplaceController {
 
     @PostMapping("/market/listings")
     @ResponseStatus(HttpStatus.CREATED)
-    public TradeResponse list(@RequestBody ListRequest request, @RequestParam(defaultValue = "fine") String strategy) {
-        require(request.price() > 0, "'price' must be positive but was " + request.price());
-        Market market = this.markets.get(strategy);
+    public TradeResponse list(
+            @Valid @RequestBody ListRequest request, @RequestParam(defaultValue = "fine") String strategy) {
+        Market market = market(strategy);
         try (Jedis conn = this.pool.getResource()) {
-            require(MarketData.userExists(conn, request.sellerId()), "Unknown user '" + request.sellerId() + "'");
+            requireUser(conn, "sellerId", request.sellerId());
             return respond(market, market.listItem(conn, request.itemId(), request.sellerId(), request.price()));
         }
     }
@@ -106,11 +158,10 @@ public class MarketplaceController {
     @PostMapping("/market/purchases")
     @ResponseStatus(HttpStatus.CREATED)
     public TradeResponse buy(
-            @RequestBody PurchaseRequest request, @RequestParam(defaultValue = "fine") String strategy) {
-        require(request.price() > 0, "'price' must be positive but was " + request.price());
-        Market market = this.markets.get(strategy);
+            @Valid @RequestBody PurchaseRequest request, @RequestParam(defaultValue = "fine") String strategy) {
+        Market market = market(strategy);
         try (Jedis conn = this.pool.getResource()) {
-            require(MarketData.userExists(conn, request.buyerId()), "Unknown user '" + request.buyerId() + "'");
+            requireUser(conn, "buyerId", request.buyerId());
             return respond(
                     market,
                     market.purchaseItem(
@@ -118,9 +169,17 @@ public class MarketplaceController {
         }
     }
 
-    @GetMapping("/accounts/{accountId}/partner-quote")
-    public PartnerApi.Quote partnerQuote(@PathVariable String accountId, @RequestParam String item) {
-        return this.partner.quote(accountId, item);
+    private Market market(String strategy) {
+        return this.markets
+                .find(strategy)
+                .orElseThrow(() -> new InvalidInputException(
+                        "strategy", "'strategy' must be one of " + this.markets.names() + "."));
+    }
+
+    private static void requireUser(Jedis conn, String field, String id) {
+        if (!MarketData.userExists(conn, id)) {
+            throw new InvalidInputException(field, "'" + field + "' names no user: there is no user '" + id + "'.");
+        }
     }
 
     private static TradeResponse respond(Market market, TradeResult result) {
@@ -128,11 +187,5 @@ public class MarketplaceController {
             throw new TradeRefusedException(result.outcome());
         }
         return new TradeResponse(market.name(), result.outcome().name(), result.retries());
-    }
-
-    private static void require(boolean condition, String message) {
-        if (!condition) {
-            throw new IllegalArgumentException(message);
-        }
     }
 }

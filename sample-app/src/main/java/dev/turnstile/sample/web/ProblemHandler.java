@@ -1,32 +1,178 @@
 package dev.turnstile.sample.web;
 
 import dev.turnstile.sample.market.Outcome;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.validation.FieldError;
+import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.exc.MismatchedInputException;
 
 /**
- * The marketplace's own errors as RFC 9457 problem details: 400 for bad input, 409 or 400 for a
- * refused trade. A busy lock (409), a full semaphore (429) and Redis down (503) are answered by
- * the starter.
+ * The marketplace's errors as RFC 9457 problem details ({@code application/problem+json}):
+ *
+ * <ul>
+ *   <li>400 for bad input, naming each field or parameter and its rule ({@code errors}: field and
+ *       message), whether the body was malformed, incomplete or out of the rules;
+ *   <li>404 for a user that does not exist; 400 or 409 for a refused trade;
+ *   <li>503 with {@code Retry-After} when Redis cannot be reached, on every path;
+ *   <li>Spring MVC's own errors (unknown path, wrong method or media type) as Spring words them.
+ * </ul>
+ *
+ * <p>A client never sees an exception's own message, a Redis key or a key template: only the texts
+ * written here. A busy lock (409) and a full semaphore (429) are answered by the starter; whatever
+ * escapes every handler is answered by {@link ProblemErrorController}.
  */
 @RestControllerAdvice
-class ProblemHandler {
+@Order(Ordered.HIGHEST_PRECEDENCE)
+class ProblemHandler extends ResponseEntityExceptionHandler {
 
-    @ExceptionHandler(IllegalArgumentException.class)
-    ProblemDetail badInput(IllegalArgumentException e) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
-        problem.setTitle("Bad request");
-        return problem;
+    private final String retryAfterSeconds;
+
+    ProblemHandler(@Value("${turnstile.web.retry-after:1s}") Duration retryAfter) {
+        this.retryAfterSeconds = Long.toString(Math.max(1, (retryAfter.toMillis() + 999) / 1000));
+    }
+
+    @ExceptionHandler(InvalidInputException.class)
+    ResponseEntity<ProblemDetail> invalidInput(InvalidInputException e) {
+        return badRequest(e.getMessage(), List.of(fieldError(e.field(), e.getMessage())));
+    }
+
+    @ExceptionHandler(UnknownUserException.class)
+    ResponseEntity<ProblemDetail> unknownUser(UnknownUserException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, e.getMessage());
+        problem.setTitle("Not found");
+        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(problem);
     }
 
     @ExceptionHandler(TradeRefusedException.class)
-    ProblemDetail refused(TradeRefusedException e) {
+    ResponseEntity<ProblemDetail> refused(TradeRefusedException e) {
         HttpStatus status = e.outcome() == Outcome.GAVE_UP ? HttpStatus.CONFLICT : HttpStatus.BAD_REQUEST;
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, e.getMessage());
         problem.setTitle("Trade refused");
         problem.setProperty("outcome", e.outcome().name());
-        return problem;
+        return ResponseEntity.status(status).body(problem);
+    }
+
+    /** Redis could not be reached (or no connection was free in time): 503, try again shortly. */
+    @ExceptionHandler(JedisException.class)
+    ResponseEntity<ProblemDetail> redis(JedisException e) {
+        if (!unreachable(e)) {
+            return internalError();
+        }
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                HttpStatus.SERVICE_UNAVAILABLE,
+                "The data store is unavailable; retry after " + this.retryAfterSeconds + "s.");
+        problem.setTitle("Service unavailable");
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, this.retryAfterSeconds)
+                .body(problem);
+    }
+
+    @Override
+    protected @Nullable ResponseEntity<Object> handleMethodArgumentNotValid(
+            MethodArgumentNotValidException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        List<Map<String, String>> errors = new ArrayList<>();
+        for (FieldError error : e.getBindingResult().getFieldErrors()) {
+            errors.add(fieldError(error.getField(), "'" + error.getField() + "' " + error.getDefaultMessage() + "."));
+        }
+        errors.sort((a, b) -> a.get("field").compareTo(b.get("field")));
+        String detail = errors.stream().map(error -> error.get("message")).collect(Collectors.joining(" "));
+        return new ResponseEntity<>(badRequest(detail, errors).getBody(), HttpStatus.BAD_REQUEST);
+    }
+
+    @Override
+    protected @Nullable ResponseEntity<Object> handleHttpMessageNotReadable(
+            HttpMessageNotReadableException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        JacksonException json = find(e, JacksonException.class);
+        String field = json == null ? "" : path(json);
+        ResponseEntity<ProblemDetail> answer;
+        if (json == null) {
+            answer = badRequest("The request needs a JSON body.", List.of());
+        } else if (field.isEmpty() || !(json instanceof MismatchedInputException mismatch)) {
+            answer = badRequest("The request body is not valid JSON.", List.of());
+        } else {
+            String message = "'" + field + "' must be " + expected(mismatch.getTargetType()) + ".";
+            answer = badRequest(message, List.of(fieldError(field, message)));
+        }
+        return new ResponseEntity<>(answer.getBody(), HttpStatus.BAD_REQUEST);
+    }
+
+    private static ResponseEntity<ProblemDetail> badRequest(String detail, List<Map<String, String>> errors) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
+        problem.setTitle("Bad request");
+        if (!errors.isEmpty()) {
+            problem.setProperty("errors", errors);
+        }
+        return ResponseEntity.badRequest().body(problem);
+    }
+
+    static ResponseEntity<ProblemDetail> internalError() {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                HttpStatus.INTERNAL_SERVER_ERROR, "The request could not be completed; the server logged why.");
+        problem.setTitle("Internal error");
+        return ResponseEntity.internalServerError().body(problem);
+    }
+
+    private static Map<String, String> fieldError(String field, String message) {
+        Map<String, String> error = new LinkedHashMap<>();
+        error.put("field", field);
+        error.put("message", message);
+        return error;
+    }
+
+    private static boolean unreachable(Throwable e) {
+        return find(e, JedisConnectionException.class) != null
+                || String.valueOf(e.getMessage()).startsWith("Could not get a resource from the pool");
+    }
+
+    private static String path(JacksonException json) {
+        return json.getPath().stream()
+                .map(reference -> reference.getPropertyName() != null
+                        ? reference.getPropertyName()
+                        : "[" + reference.getIndex() + "]")
+                .collect(Collectors.joining("."));
+    }
+
+    private static String expected(@Nullable Class<?> type) {
+        if (type == null) {
+            return "of another type";
+        }
+        if (type == Long.class || type == long.class || type == Integer.class || type == int.class) {
+            return "a whole number";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        return "of another type";
+    }
+
+    private static <T extends Throwable> @Nullable T find(Throwable e, Class<T> type) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return type.cast(cause);
+            }
+        }
+        return null;
     }
 }
