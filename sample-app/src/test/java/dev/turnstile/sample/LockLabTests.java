@@ -2,8 +2,12 @@ package dev.turnstile.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.turnstile.sample.benchmark.MarketBenchmark;
 import dev.turnstile.sample.lab.LockLab;
 import dev.turnstile.test.redis.RedisServerExtension;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -17,10 +21,16 @@ class LockLabTests {
 
     @Test
     void everyStageMeetsItsFaultAndTurnstileHoldsEveryRow() {
+        List<LockLab.Progress> told = new ArrayList<>();
         Map<String, Map<String, String>> table = new LockLab(
                         () -> new Jedis(redis.server().hostAndPort()),
                         redis.server().client())
-                .run();
+                .run(told::add);
+        assertThat(told)
+                .as("progress, stage by stage")
+                .extracting(LockLab.Progress::stage)
+                .containsExactlyElementsOf(LockLab.STAGES);
+        assertThat(told).extracting(LockLab.Progress::done).containsExactly(1, 2, 3, 4, 5, 6, 7);
         assertThat(table.get("naive SETNX lock (6.8)").get("holder crash")).startsWith("stuck forever");
         assertThat(table.get("SETNX + EXPIRE lock (6.11)").get("holder crash")).startsWith("recovered after");
         assertThat(table.get("SETNX + EXPIRE lock (6.11)").get("crash between SETNX and EXPIRE"))
@@ -40,5 +50,16 @@ class LockLabTests {
         assertThat(table.get("Turnstile RedisSemaphore").get("fair-semaphore race"))
                 .startsWith("held");
         assertThat(LockLab.markdown(table)).contains("| stage | holder crash |");
+    }
+
+    @Test
+    void theCommandsWriteOutsideTheSourceTreeUnlessTold() {
+        Path out = MarketBenchmark.defaultOut().toAbsolutePath();
+        assertThat(out.startsWith(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath()))
+                .as("%s is under the temporary directory", out)
+                .isTrue();
+        assertThat(out.startsWith(Path.of("").toAbsolutePath().getParent()))
+                .as("%s is inside the source tree", out)
+                .isFalse();
     }
 }
