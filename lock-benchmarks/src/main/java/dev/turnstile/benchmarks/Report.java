@@ -158,13 +158,18 @@ final class Report {
         return text.toString();
     }
 
-    /** One panel per group: a horizontal bar per contender, acquisitions per second. */
+    /**
+     * One panel per group: a horizontal bar per contender, acquisitions per second. The bars of a
+     * group are compared on one scale, drawn with its ticks; groups differ by orders of magnitude,
+     * so each has its own. A legend tells Turnstile, its peers and the raw baseline apart.
+     */
     String svg() {
-        int width = 860;
+        int width = 900;
         int rowHeight = 18;
         int left = 330;
+        int right = width - 70;
         StringBuilder body = new StringBuilder();
-        int y = 40;
+        int y = 64;
         for (Map.Entry<String, List<Measurement>> group : groups().entrySet()) {
             body.append(String.format(
                     Locale.ROOT,
@@ -172,15 +177,13 @@ final class Report {
                     y,
                     escape(group.getKey())));
             y += 8;
-            double max = group.getValue().stream()
+            double max = niceCeiling(group.getValue().stream()
                     .mapToDouble(Measurement::acquisitionsPerSecond)
                     .max()
-                    .orElse(1);
+                    .orElse(1));
+            int top = y;
             for (Measurement result : group.getValue()) {
-                int bar = (int) Math.round((width - left - 90) * result.acquisitionsPerSecond() / max);
-                String color = result.scenario().contender().startsWith("Turnstile")
-                        ? "#2e7d32"
-                        : result.scenario().contender().startsWith("raw") ? "#9e9e9e" : "#1565c0";
+                int bar = (int) Math.round((right - left) * result.acquisitionsPerSecond() / max);
                 body.append(String.format(
                         Locale.ROOT,
                         "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
@@ -194,7 +197,7 @@ final class Report {
                         y + 2,
                         Math.max(bar, 1),
                         rowHeight - 4,
-                        color));
+                        color(result.scenario().contender())));
                 body.append(String.format(
                         Locale.ROOT,
                         "<text x=\"%d\" y=\"%d\">%,.0f/s</text>%n",
@@ -203,7 +206,41 @@ final class Report {
                         result.acquisitionsPerSecond()));
                 y += rowHeight;
             }
-            y += 16;
+            for (int tick = 0; tick <= 4; tick++) {
+                int x = left + (right - left) * tick / 4;
+                body.append(String.format(
+                        Locale.ROOT,
+                        "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"/>%n",
+                        x,
+                        top,
+                        x,
+                        y + 3,
+                        tick == 0 ? "black" : "#cccccc"));
+                body.append(String.format(
+                        Locale.ROOT,
+                        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555555\">%,.0f</text>%n",
+                        x,
+                        y + 14,
+                        max * tick / 4));
+            }
+            body.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555555\">acquisitions per second</text>%n",
+                    (left + right) / 2,
+                    y + 26));
+            y += 46;
+        }
+        StringBuilder legend = new StringBuilder();
+        String[][] entries = {{"Turnstile", "#2e7d32"}, {"peers", "#1565c0"}, {"raw SET NX PX baseline", "#9e9e9e"}};
+        for (int i = 0; i < entries.length; i++) {
+            int x = 10 + i * 160;
+            legend.append(String.format(
+                    Locale.ROOT,
+                    "<rect x=\"%d\" y=\"32\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"43\">%s</text>%n",
+                    x,
+                    entries[i][1],
+                    x + 18,
+                    entries[i][0]));
         }
         return String.format(
                         Locale.ROOT,
@@ -211,8 +248,27 @@ final class Report {
                         width,
                         y)
                 + "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-                + "<text x=\"10\" y=\"20\" font-size=\"14\">Acquisitions per second (acquire + release), one redis-server</text>\n"
-                + body + "</svg>\n";
+                + "<text x=\"10\" y=\"20\" font-size=\"14\">Acquisitions per second (acquire + release), one redis-server;"
+                + " each group on its own scale</text>\n"
+                + legend + body + "</svg>\n";
+    }
+
+    private static String color(String contender) {
+        if (contender.startsWith("Turnstile")) {
+            return "#2e7d32";
+        }
+        return contender.startsWith("raw") ? "#9e9e9e" : "#1565c0";
+    }
+
+    /** The top of a scale whose four ticks are round: 4 × (1, 2 or 5 × 10ⁿ), at or above {@code value}. */
+    static double niceCeiling(double value) {
+        for (double step = 1; ; step *= 10) {
+            for (double factor : new double[] {1, 2, 5}) {
+                if (4 * step * factor >= value) {
+                    return 4 * step * factor;
+                }
+            }
+        }
     }
 
     private Map<String, List<Measurement>> groups() {
