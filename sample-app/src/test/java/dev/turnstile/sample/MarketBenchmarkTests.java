@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.turnstile.sample.benchmark.BenchmarkReport;
 import dev.turnstile.sample.benchmark.RunResult;
 import dev.turnstile.sample.benchmark.Table63;
-import dev.turnstile.sample.market.Markets;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +16,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDeta
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
 /** A short run of the book's benchmark: the table's shape and the retries, not its speeds. */
@@ -35,16 +36,17 @@ class MarketBenchmarkTests {
     }
 
     @Autowired
-    Markets markets;
-
-    @Autowired
     DataRedisConnectionDetails redisDetails;
 
     @Test
     void watchRetriesGrowWithContentionAndLocksNeverRetry() throws Exception {
         DataRedisConnectionDetails.Standalone server = this.redisDetails.getStandalone();
         List<Table63.Progress> told = new ArrayList<>();
-        List<RunResult> results = new Table63(this.markets, () -> new Jedis(server.getHost(), server.getPort()))
+        HostAndPort address = new HostAndPort(server.getHost(), server.getPort());
+        List<RunResult> results = new Table63(
+                        () -> new Jedis(address),
+                        () -> Table63.workerClient(
+                                address, DefaultJedisClientConfig.builder().build()))
                 .run(Duration.ofMillis(1500), told::add);
 
         assertThat(results).hasSize(9);

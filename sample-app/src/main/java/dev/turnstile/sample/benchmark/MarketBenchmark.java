@@ -1,6 +1,5 @@
 package dev.turnstile.sample.benchmark;
 
-import dev.turnstile.sample.market.Markets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +12,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.stereotype.Component;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
 
 /**
  * {@code --benchmark}: runs {@link Table63} ({@code --duration=10s} per row; 60s reproduces the
@@ -26,12 +28,10 @@ import redis.clients.jedis.Jedis;
 @ConditionalOnProperty("benchmark")
 public class MarketBenchmark implements ApplicationRunner {
 
-    private final Markets markets;
     private final DataRedisConnectionDetails redis;
 
-    /** Creates the benchmark over the application's markets and Redis (which it flushes). */
-    public MarketBenchmark(Markets markets, DataRedisConnectionDetails redis) {
-        this.markets = markets;
+    /** Creates the benchmark on the application's Redis (which it flushes). */
+    public MarketBenchmark(DataRedisConnectionDetails redis) {
         this.redis = redis;
     }
 
@@ -50,7 +50,13 @@ public class MarketBenchmark implements ApplicationRunner {
                 "Table 6.3: 9 rows of %d s each, about %d s%n",
                 duration.toSeconds(),
                 9 * duration.toSeconds());
-        List<RunResult> results = new Table63(this.markets, () -> new Jedis(server.getHost(), server.getPort()))
+        HostAndPort address = new HostAndPort(server.getHost(), server.getPort());
+        JedisClientConfig config = DefaultJedisClientConfig.builder()
+                .user(this.redis.getUsername())
+                .password(this.redis.getPassword())
+                .build();
+        List<RunResult> results = new Table63(
+                        () -> new Jedis(address, config), () -> Table63.workerClient(address, config))
                 .run(duration, progress -> {
                     RunResult row = progress.row();
                     System.out.printf(

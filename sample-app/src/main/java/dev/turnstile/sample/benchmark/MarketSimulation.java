@@ -13,23 +13,27 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The book's simulation (section 6.2.4): listers keep putting new items into their inventory and
- * listing them; buyers keep buying among the cheapest items on the market. Every worker has its
- * own connection, as the book's processes did.
+ * listing them; buyers keep buying among the cheapest items on the market. Every worker is a
+ * {@link Worker}: its own connection and, under a lock, its own Turnstile, as each of the book's
+ * workers was a process of its own.
  */
 final class MarketSimulation {
 
     private static final long FUNDS = 1_000_000_000_000L;
 
     private final Supplier<Jedis> connections;
+    private final Supplier<UnifiedJedis> lockClients;
 
-    MarketSimulation(Supplier<Jedis> connections) {
+    MarketSimulation(Supplier<Jedis> connections, Supplier<UnifiedJedis> lockClients) {
         this.connections = connections;
+        this.lockClients = lockClients;
     }
 
-    RunResult run(Market market, int listers, int buyers, Duration duration) throws InterruptedException {
+    RunResult run(String strategy, int listers, int buyers, Duration duration) throws InterruptedException {
         try (Jedis setup = this.connections.get()) {
             setup.flushDB(); // the benchmark's own redis-server: nothing else lives there
             for (int i = 0; i < listers; i++) {
@@ -49,7 +53,9 @@ final class MarketSimulation {
         for (int i = 0; i < listers; i++) {
             String seller = "seller" + i;
             workers.add(worker(() -> {
-                try (Jedis conn = this.connections.get()) {
+                try (Worker worker = Worker.start(strategy, this.connections, this.lockClients)) {
+                    Jedis conn = worker.conn;
+                    Market market = worker.market;
                     long n = 0;
                     while (running.get()) {
                         String item = "item" + seller + "-" + n++;
@@ -65,7 +71,9 @@ final class MarketSimulation {
         for (int i = 0; i < buyers; i++) {
             String buyer = "buyer" + i;
             workers.add(worker(() -> {
-                try (Jedis conn = this.connections.get()) {
+                try (Worker worker = Worker.start(strategy, this.connections, this.lockClients)) {
+                    Jedis conn = worker.conn;
+                    Market market = worker.market;
                     while (running.get()) {
                         List<Listing> cheapest = MarketData.cheapest(conn, 10);
                         if (cheapest.isEmpty()) {
@@ -96,7 +104,7 @@ final class MarketSimulation {
         double seconds = (System.nanoTime() - start) / 1e9;
         double averageWait = purchases.sum() == 0 ? 0 : purchaseNanos.sum() / 1e6 / purchases.sum();
         return new RunResult(
-                listers, buyers, market.name(), seconds, listed.sum(), bought.sum(), retries.sum(), averageWait);
+                listers, buyers, strategy, seconds, listed.sum(), bought.sum(), retries.sum(), averageWait);
     }
 
     private static Thread worker(Runnable body) {

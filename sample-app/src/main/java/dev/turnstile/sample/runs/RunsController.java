@@ -4,7 +4,6 @@ import dev.turnstile.sample.benchmark.BenchmarkReport;
 import dev.turnstile.sample.benchmark.RunResult;
 import dev.turnstile.sample.benchmark.Table63;
 import dev.turnstile.sample.lab.LockLab;
-import dev.turnstile.sample.market.Markets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +25,8 @@ import redis.clients.jedis.JedisPooled;
 
 /**
  * Starts the book's Table 6.3 and the lock lab from the page and reports their progress. Both
- * flush the data they work on, so they run on databases of their own (1 and 2) of the Redis the
- * sample started itself, and only there: on a Redis the sample was pointed at they answer 409
+ * flush the data they work on, so they run on databases of their own (1 and 2; their locks too) of
+ * the Redis the sample started itself, and only there: on a Redis the sample was pointed at they answer 409
  * unless {@code sample.runs.enabled=true}.
  */
 @RestController
@@ -36,17 +35,14 @@ public class RunsController implements DisposableBean {
     private static final int TABLE_DATABASE = 1;
     private static final int LAB_DATABASE = 2;
 
-    private final Markets markets;
     private final DataRedisConnectionDetails redis;
     private final boolean enabled;
     private final BackgroundRun<TableRow> table = new BackgroundRun<>("table-6.3", Table63.ROWS);
     private final BackgroundRun<LabRow> lab = new BackgroundRun<>("lock-lab", LockLab.STAGES.size());
 
     public RunsController(
-            Markets markets,
             DataRedisConnectionDetails redis,
             @Value("${sample.runs.enabled:${sample.local-redis.started:false}}") boolean enabled) {
-        this.markets = markets;
         this.redis = redis;
         this.enabled = enabled;
     }
@@ -102,7 +98,9 @@ public class RunsController implements DisposableBean {
             return ResponseEntity.badRequest().body(problem);
         }
         return start(this.table, sink -> {
-            List<RunResult> results = new Table63(this.markets, () -> connection(TABLE_DATABASE))
+            List<RunResult> results = new Table63(
+                            () -> connection(TABLE_DATABASE),
+                            () -> Table63.workerClient(address(), config(TABLE_DATABASE)))
                     .run(Duration.ofSeconds(secondsPerRow), progress -> sink.row(TableRow.of(progress.row())));
             return new BenchmarkReport(results).svg();
         });
