@@ -16,13 +16,16 @@ import org.springframework.core.env.MapPropertySource;
  * cluster.nodes}), it starts a {@code redis-server} of its own on a free port (through
  * lock-test-support's launcher), points the application at it, logs where it is, and stops it with
  * the application. It never uses a server it was not told about, not even one on localhost:6379.
- * Sets {@code sample.local-redis.started=true} when it started one. Off with {@code
+ * Sets {@code sample.local-redis.started=true} and {@code sample.local-redis.port} when it started one. Off with {@code
  * sample.local-redis.enabled=false}.
  */
 class LocalRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
     /** Set to {@code true} when the sample runs on a redis-server it started itself. */
     static final String STARTED = "sample.local-redis.started";
+
+    /** The port of the redis-server the sample started. */
+    static final String PORT = "sample.local-redis.port";
 
     private final Log log;
 
@@ -47,7 +50,9 @@ class LocalRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
                                 "spring.data.redis.port",
                                 server.port(),
                                 STARTED,
-                                true)));
+                                true,
+                                PORT,
+                                server.port())));
         this.log.info("No Redis configured (spring.data.redis.*): started a redis-server of the sample's own on"
                 + " 127.0.0.1:" + server.port() + "; it stops with the application. To use another server, set"
                 + " spring.data.redis.host and spring.data.redis.port.");

@@ -32,7 +32,7 @@ import tools.jackson.databind.ObjectMapper;
 
 @SpringBootTest(
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"turnstile.lock.wait-time=300ms", "sample.partner.latency=1500ms", "sample.stream.lease=3s"})
+        properties = {"turnstile.lock.wait-time=300ms", "sample.partner.latency=2500ms", "sample.stream.lease=3s"})
 class MarketplaceApiIntegrationTests {
 
     @RegisterExtension
@@ -106,6 +106,9 @@ class MarketplaceApiIntegrationTests {
         assertProblem(noBuyer).contains("\"field\":\"buyerId\"", "there is no user 'zed'");
         assertThat(get("/nowhere").statusCode()).isEqualTo(404);
         assertProblem(get("/nowhere"));
+        HttpResponse<String> refusedByTomcat = get("/users/a%5Cb");
+        assertThat(refusedByTomcat.statusCode()).isEqualTo(400);
+        assertProblem(refusedByTomcat).contains("refused before it reached the marketplace");
     }
 
     @Test
@@ -114,6 +117,8 @@ class MarketplaceApiIntegrationTests {
         cases.put("/users|{\"id\":\"dan\"}", List.of("'funds' is required"));
         cases.put("/users|{\"id\":\"dan\",\"funds\":\"lots\"}", List.of("'funds' must be a whole number"));
         cases.put("/users|{\"id\":\"dan\",\"funds\":-1}", List.of("'funds' must not be negative"));
+        cases.put("/users|{\"id\":\"dan\",\"funds\":1.5}", List.of("'funds' must be a whole number"));
+        cases.put("/users|{\"id\":\"dan\",\"funds\":99999999999999999999}", List.of("'funds' is out of range"));
         cases.put("/users|{\"funds\":1}", List.of("'id' is required"));
         cases.put("/users|{\"id\":\"a/b\",\"funds\":1}", List.of("'id' must be 1 to 64 characters"));
         cases.put("/users|{\"id\":\"a.b\",\"funds\":1}", List.of("'id' must be 1 to 64 characters"));
@@ -141,6 +146,23 @@ class MarketplaceApiIntegrationTests {
                 .as("an id that breaks the rule was never created")
                 .isEqualTo(404);
         assertThat(get("/market?limit=0").body()).contains("'limit' must be between 1 and 1000");
+        for (String[] request : List.of(
+                new String[] {"/market?limit=abc", "'limit' must be a whole number"},
+                new String[] {"/accounts/acct-1/partner-quote", "'item' is required"},
+                new String[] {"/accounts/a%20b/partner-quote?item=x", "'accountId' must be 1 to 64 characters"},
+                new String[] {"/accounts/a.b/stream", "'accountId' must be 1 to 64 characters"})) {
+            HttpResponse<String> answer = get(request[0]);
+            assertThat(answer.statusCode()).as(request[0]).isEqualTo(400);
+            assertProblem(answer).as(request[0]).contains(request[1], "\"errors\":[{\"field\":");
+        }
+    }
+
+    @Test
+    void creatingAUserTwiceIsAConflictAndNeverOverwrites() throws Exception {
+        HttpResponse<String> again = post("/users", "{\"id\":\"ann\",\"name\":\"Mallory\",\"funds\":1000000}");
+        assertThat(again.statusCode()).isEqualTo(409);
+        assertProblem(again).contains("There is already a user 'ann'.");
+        assertThat(get("/users/ann").body()).contains("\"name\":\"Ann\"", "\"funds\":100");
     }
 
     @Test
@@ -210,9 +232,9 @@ class MarketplaceApiIntegrationTests {
         HttpResponse<String> held = get("/held");
         assertThat(held.statusCode()).isEqualTo(200);
         JsonNode semaphore = this.json.readTree(held.body()).get("semaphores").get(0);
-        assertThat(semaphore.get("name").asText()).isEqualTo("account:acct-9");
+        assertThat(semaphore.get("name").asString()).isEqualTo("account:acct-9");
         assertThat(semaphore.get("permits")).hasSize(5).allSatisfy(permit -> {
-            assertThat(permit.get("holder").asText()).matches("[0-9a-f-]{36}:\\d+");
+            assertThat(permit.get("holder").asString()).matches("[0-9a-f-]{36}:\\d+");
             assertThat(permit.get("leftMillis").asLong()).isPositive();
         });
 
@@ -226,14 +248,27 @@ class MarketplaceApiIntegrationTests {
         });
         assertThat(refused).hasSize(3).allSatisfy(call -> {
             assertThat(call.get("status").asInt()).isEqualTo(429);
-            assertThat(call.get("retryAfter").asText()).isEqualTo("1");
-            assertThat(call.get("body").asText()).contains("All 5 permits of 'account:acct-9' are in use");
+            assertThat(call.get("retryAfter").asString()).isEqualTo("1");
+            assertThat(call.get("body").asString()).contains("All 5 permits of 'account:acct-9' are in use");
         });
         assertThat(get("/accounts/acct-9/partner-burst?calls=21").statusCode())
                 .as("GET is not the burst's method")
                 .isEqualTo(405);
         assertThat(post("/accounts/acct-9/partner-burst?calls=21", "").body())
                 .contains("'calls' must be between 1 and 20");
+    }
+
+    @Test
+    void aHeadRequestOnAStreamTakesNoSlot() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<Void> head = this.http.send(
+                    HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + "/accounts/peeker/stream"))
+                            .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                            .build(),
+                    HttpResponse.BodyHandlers.discarding());
+            assertThat(head.statusCode()).isEqualTo(200);
+        }
+        assertThat(this.streams.slots("peeker").availablePermits()).isEqualTo(2);
     }
 
     @Test

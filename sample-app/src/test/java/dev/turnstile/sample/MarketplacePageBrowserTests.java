@@ -19,7 +19,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.logging.Level;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,7 +47,7 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sample.partner.latency=2s", "sample.runs.enabled=true", "turnstile.lock.wait-time=5s"})
+        properties = {"sample.partner.latency=3s", "sample.runs.enabled=true", "turnstile.lock.wait-time=5s"})
 class MarketplacePageBrowserTests {
 
     @RegisterExtension
@@ -74,9 +74,13 @@ class MarketplacePageBrowserTests {
                         + "); install Debian's chromium and chromium-driver, or set CHROME_BIN and CHROMEDRIVER");
     }
 
-    @AfterAll
-    static void closeBrowsers() {
-        browsers.forEach(WebDriver::quit);
+    /** Each test's browsers are closed after it, so none keeps polling through the next. */
+    @AfterEach
+    void closeBrowsers() {
+        synchronized (browsers) {
+            browsers.forEach(WebDriver::quit);
+            browsers.clear();
+        }
     }
 
     @Test
@@ -115,7 +119,7 @@ class MarketplacePageBrowserTests {
 
         select(browser, "buyer", "bob");
         select(browser, "strategy", "fine");
-        script(browser, "document.querySelector(\"#listings tr[data-item='sword'] .buy\").click()");
+        assertThat(click(browser, "#listings tr[data-item='sword'] .buy")).isTrue();
         awaitText(browser, "#trade-result", "Bought sword from ann for 40 as bob");
         awaitText(browser, "#users tr[data-user='bob'] .funds", "10");
         awaitText(browser, "#users tr[data-user='bob'] .inventory", "sword");
@@ -147,7 +151,9 @@ class MarketplacePageBrowserTests {
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-                script(browser, "document.querySelector(\"#listings tr[data-item='crown'] .buy\").click()");
+                assertThat(click(browser, "#listings tr[data-item='crown'] .buy"))
+                        .as("the listing's Buy button was still on the page")
+                        .isTrue();
             }));
         }
         clicks.forEach(CompletableFuture::join);
@@ -272,8 +278,16 @@ class MarketplacePageBrowserTests {
                         .contains(text));
     }
 
-    private static Object script(WebDriver browser, String script) {
-        return ((JavascriptExecutor) browser).executeScript(script);
+    /** Clicks what {@code css} finds in one script, so a table refreshed meanwhile cannot go stale. */
+    private static boolean click(WebDriver browser, String css) {
+        return Boolean.TRUE.equals(script(
+                browser,
+                "const target = document.querySelector(arguments[0]); if (target) { target.click(); } return !!target;",
+                css));
+    }
+
+    private static Object script(WebDriver browser, String script, Object... arguments) {
+        return ((JavascriptExecutor) browser).executeScript(script, arguments);
     }
 
     private void api(String path, String json) throws Exception {
@@ -286,12 +300,24 @@ class MarketplacePageBrowserTests {
         assertThat(answer.statusCode()).as(path + " " + answer.body()).isEqualTo(201);
     }
 
+    /** {@code $CHROME_BIN}, else {@code chromium} on the PATH (where {@code .ci/run} looks too). */
     private static String chromium() {
-        return System.getenv().getOrDefault("CHROME_BIN", "/usr/bin/chromium");
+        return System.getenv().getOrDefault("CHROME_BIN", onPath("chromium"));
     }
 
+    /** {@code $CHROMEDRIVER}, else {@code chromedriver} on the PATH. */
     private static String chromedriver() {
-        return System.getenv().getOrDefault("CHROMEDRIVER", "/usr/bin/chromedriver");
+        return System.getenv().getOrDefault("CHROMEDRIVER", onPath("chromedriver"));
+    }
+
+    private static String onPath(String command) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
+            Path candidate = Path.of(dir, command);
+            if (Files.isExecutable(candidate)) {
+                return candidate.toString();
+            }
+        }
+        return command + " (not on the PATH)";
     }
 
     private static boolean executable(String path) {

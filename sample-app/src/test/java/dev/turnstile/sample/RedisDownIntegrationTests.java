@@ -10,16 +10,28 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import redis.clients.jedis.Jedis;
 
-/** With Redis gone, every path of the marketplace answers 503 with Retry-After, as a problem detail. */
+/**
+ * With Redis not ready (a replica refusing writes) or gone, every path of the marketplace that
+ * needs it answers 503 with Retry-After, as a problem detail.
+ */
 @SpringBootTest(
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"spring.data.redis.timeout=500ms", "spring.data.redis.connect-timeout=500ms"})
+        properties = {
+            "spring.data.redis.timeout=500ms",
+            "spring.data.redis.connect-timeout=500ms",
+            "sample.runs.enabled=true"
+        })
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisDownIntegrationTests {
 
     static final RedisServer redis = RedisServer.start();
@@ -41,9 +53,34 @@ class RedisDownIntegrationTests {
     private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
-    void everyPathAnswers503WithRetryAfter() throws Exception {
+    @Order(1)
+    void aReplicaRefusingWritesIs503OnEveryWritingPath() throws Exception {
         assertThat(send("POST", "/users", "{\"id\":\"ann\",\"funds\":100}").statusCode())
                 .isEqualTo(201);
+        try (RedisServer master = RedisServer.start();
+                Jedis admin = redis.connect()) {
+            admin.replicaof("127.0.0.1", master.port());
+            try {
+                for (String[] request : List.of(
+                        new String[] {"POST", "/users", "{\"id\":\"bob\",\"funds\":1}"},
+                        new String[] {"GET", "/accounts/acct-1/partner-quote?item=x", ""},
+                        new String[] {"GET", "/accounts/acct-1/stream", ""},
+                        new String[] {
+                            "POST",
+                            "/market/purchases?strategy=fine",
+                            "{\"buyerId\":\"ann\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":5}"
+                        })) {
+                    assertUnavailable(request);
+                }
+            } finally {
+                admin.replicaofNoOne();
+            }
+        }
+    }
+
+    @Test
+    @Order(2)
+    void everyPathAnswers503WithRetryAfterWhenRedisIsGone() throws Exception {
         redis.kill();
 
         List<String[]> requests = List.of(
@@ -65,17 +102,24 @@ class RedisDownIntegrationTests {
                     "POST",
                     "/market/purchases?strategy=fine",
                     "{\"buyerId\":\"ann\",\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":5}"
-                });
+                },
+                new String[] {"POST", "/accounts/acct-1/partner-burst", ""},
+                new String[] {"POST", "/runs/table-6.3", ""},
+                new String[] {"POST", "/runs/lock-lab", ""});
         for (String[] request : requests) {
-            HttpResponse<String> answer = send(request[0], request[1], request[2]);
-            String what = request[0] + " " + request[1];
-            assertThat(answer.statusCode()).as(what).isEqualTo(503);
-            assertThat(answer.headers().firstValue("Retry-After")).as(what).contains("1");
-            MarketplaceApiIntegrationTests.assertProblem(answer).as(what).contains("unavailable; retry after 1s");
+            assertUnavailable(request);
         }
         assertThat(send("GET", "/", "").statusCode())
                 .as("the page itself is static")
                 .isEqualTo(200);
+    }
+
+    private void assertUnavailable(String[] request) throws Exception {
+        HttpResponse<String> answer = send(request[0], request[1], request[2]);
+        String what = request[0] + " " + request[1];
+        assertThat(answer.statusCode()).as(what + ": " + answer.body()).isEqualTo(503);
+        assertThat(answer.headers().firstValue("Retry-After")).as(what).contains("1");
+        MarketplaceApiIntegrationTests.assertProblem(answer).as(what).contains("unavailable; retry after 1s");
     }
 
     private HttpResponse<String> send(String method, String path, String json) throws Exception {

@@ -76,10 +76,23 @@ public class MarketBenchmark implements ApplicationRunner {
         write(out, report);
     }
 
-    /** The {@code --out} directory, or {@link #defaultOut()}. */
-    static Path outDirectory(ApplicationArguments args) {
-        String out = option(args, "out", "");
-        return out.isBlank() ? defaultOut() : Path.of(out);
+    /**
+     * The {@code --out=DIR} directory (or {@code --out DIR}), else {@link #defaultOut()}.
+     *
+     * @throws IllegalArgumentException if {@code --out} is given without a directory
+     */
+    public static Path outDirectory(ApplicationArguments args) {
+        List<String> values = args.getOptionValues("out");
+        if (values == null) {
+            return defaultOut();
+        }
+        if (!values.isEmpty() && !values.get(0).isBlank()) {
+            return Path.of(values.get(0));
+        }
+        if (args.getNonOptionArgs().size() == 1) {
+            return Path.of(args.getNonOptionArgs().get(0));
+        }
+        throw new IllegalArgumentException("--out needs one directory: --out=DIR");
     }
 
     private static void write(Path out, BenchmarkReport report) throws IOException {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import redis.clients.jedis.Jedis;
@@ -49,10 +50,11 @@ final class MarketSimulation {
         LongAdder purchaseNanos = new LongAdder();
         LongAdder purchases = new LongAdder();
         AtomicBoolean running = new AtomicBoolean(true);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> workers = new ArrayList<>();
         for (int i = 0; i < listers; i++) {
             String seller = "seller" + i;
-            workers.add(worker(() -> {
+            workers.add(worker(failure, () -> {
                 try (Worker worker = Worker.start(strategy, this.connections, this.lockClients)) {
                     Jedis conn = worker.conn;
                     Market market = worker.market;
@@ -70,7 +72,7 @@ final class MarketSimulation {
         }
         for (int i = 0; i < buyers; i++) {
             String buyer = "buyer" + i;
-            workers.add(worker(() -> {
+            workers.add(worker(failure, () -> {
                 try (Worker worker = Worker.start(strategy, this.connections, this.lockClients)) {
                     Jedis conn = worker.conn;
                     Market market = worker.market;
@@ -96,10 +98,17 @@ final class MarketSimulation {
         }
         long start = System.nanoTime();
         workers.forEach(Thread::start);
-        Thread.sleep(duration.toMillis());
-        running.set(false);
-        for (Thread worker : workers) {
-            worker.join();
+        try {
+            Thread.sleep(duration.toMillis());
+        } finally {
+            running.set(false);
+            for (Thread worker : workers) {
+                worker.join();
+            }
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException(
+                    "A worker of the " + strategy + " row failed, so the row would be wrong", failure.get());
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         double averageWait = purchases.sum() == 0 ? 0 : purchaseNanos.sum() / 1e6 / purchases.sum();
@@ -107,8 +116,17 @@ final class MarketSimulation {
                 listers, buyers, strategy, seconds, listed.sum(), bought.sum(), retries.sum(), averageWait);
     }
 
-    private static Thread worker(Runnable body) {
-        Thread thread = new Thread(body, "market-worker");
+    /** A worker thread; what kills it is kept in {@code failure}, which fails the row. */
+    private static Thread worker(AtomicReference<Throwable> failure, Runnable body) {
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        body.run();
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                },
+                "market-worker");
         thread.setDaemon(true);
         return thread;
     }

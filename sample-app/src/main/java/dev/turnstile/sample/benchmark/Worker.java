@@ -37,12 +37,21 @@ final class Worker implements AutoCloseable {
         if (strategy.equals("watch")) {
             return new Worker(conn, new WatchMarket(), null, null);
         }
-        UnifiedJedis client = lockClients.get();
-        Turnstile turnstile = Turnstile.builder(client).build();
-        Market market = strategy.equals("lock")
-                ? WorkerLockMarket.coarse(turnstile, LOCK_WAIT)
-                : WorkerLockMarket.perItem(turnstile, LOCK_WAIT);
-        return new Worker(conn, market, client, turnstile);
+        UnifiedJedis client = null;
+        try {
+            client = lockClients.get();
+            Turnstile turnstile = Turnstile.builder(client).build();
+            Market market = strategy.equals("lock")
+                    ? WorkerLockMarket.coarse(turnstile, LOCK_WAIT)
+                    : WorkerLockMarket.perItem(turnstile, LOCK_WAIT);
+            return new Worker(conn, market, client, turnstile);
+        } catch (RuntimeException e) {
+            if (client != null) {
+                client.close();
+            }
+            conn.close();
+            throw e;
+        }
     }
 
     @Override

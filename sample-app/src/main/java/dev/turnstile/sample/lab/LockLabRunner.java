@@ -3,7 +3,6 @@ package dev.turnstile.sample.lab;
 import dev.turnstile.sample.benchmark.MarketBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
@@ -32,6 +31,7 @@ class LockLabRunner implements ApplicationRunner {
 
     @Override
     public void run(ApplicationArguments args) throws Exception {
+        Path dir = MarketBenchmark.outDirectory(args);
         DataRedisConnectionDetails.Standalone server = this.redis.getStandalone();
         System.out.println("The lock lab: " + LockLab.STAGES.size() + " stages against their faults, about 15 s");
         long start = System.nanoTime();
@@ -42,8 +42,6 @@ class LockLabRunner implements ApplicationRunner {
                         progress.done(), progress.total(), progress.stage(), (System.nanoTime() - start) / 1e9));
         String markdown = LockLab.markdown(table);
         System.out.println(markdown);
-        List<String> out = args.getOptionValues("out");
-        Path dir = out == null || out.isEmpty() ? MarketBenchmark.defaultOut() : Path.of(out.get(0));
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("lock-lab.md"), markdown);
         System.out.println("Wrote " + dir.toAbsolutePath().resolve("lock-lab.md"));

@@ -25,6 +25,19 @@ public final class MarketData {
         conn.hset(MarketKeys.user(id), Map.of("name", name, "funds", Long.toString(funds)));
     }
 
+    /**
+     * Creates user {@code id} with {@code funds} unless there is one; returns whether it did. One
+     * script: two clients creating the same user cannot both succeed, and nobody sees half a user.
+     */
+    public static boolean createUserIfAbsent(Jedis conn, String id, String name, long funds) {
+        Object created = conn.eval(
+                "if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end "
+                        + "redis.call('HSET', KEYS[1], 'name', ARGV[1], 'funds', ARGV[2]) return 1",
+                List.of(MarketKeys.user(id)),
+                List.of(name, Long.toString(funds)));
+        return Long.valueOf(1).equals(created);
+    }
+
     /** Returns whether user {@code id} exists. */
     public static boolean userExists(Jedis conn, String id) {
         return conn.exists(MarketKeys.user(id));

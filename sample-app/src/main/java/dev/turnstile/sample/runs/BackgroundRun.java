@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -82,15 +83,21 @@ final class BackgroundRun<R> implements AutoCloseable {
         this.rows = new ArrayList<>();
         this.chart = null;
         this.error = null;
-        this.executor.execute(() -> {
-            try {
-                String result = body.run(this::add);
-                finish(State.DONE, result, null);
-            } catch (Exception e) {
-                log.warn("The " + this.name + " run failed", e);
-                finish(State.FAILED, null, "The run failed; the server logged why.");
-            }
-        });
+        try {
+            this.executor.execute(() -> {
+                try {
+                    String result = body.run(this::add);
+                    finish(State.DONE, result, null);
+                } catch (Throwable e) {
+                    log.warn("The " + this.name + " run failed", e);
+                    finish(State.FAILED, null, "The run failed; the server logged why.");
+                }
+            });
+        } catch (RejectedExecutionException shuttingDown) {
+            this.state = State.FAILED;
+            this.error = "The application is shutting down.";
+            return false;
+        }
         return true;
     }
 

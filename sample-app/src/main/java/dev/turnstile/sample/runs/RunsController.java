@@ -7,6 +7,7 @@ import dev.turnstile.sample.lab.LockLab;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
@@ -27,7 +28,8 @@ import redis.clients.jedis.JedisPooled;
  * Starts the book's Table 6.3 and the lock lab from the page and reports their progress. Both
  * flush the data they work on, so they run on databases of their own (1 and 2; their locks too) of
  * the Redis the sample started itself, and only there: on a Redis the sample was pointed at they answer 409
- * unless {@code sample.runs.enabled=true}.
+ * unless {@code sample.runs.enabled=true}, and they never run when the marketplace's own data is in
+ * database 1 or 2.
  */
 @RestController
 public class RunsController implements DisposableBean {
@@ -42,9 +44,25 @@ public class RunsController implements DisposableBean {
 
     public RunsController(
             DataRedisConnectionDetails redis,
-            @Value("${sample.runs.enabled:${sample.local-redis.started:false}}") boolean enabled) {
+            @Value("${sample.runs.enabled:#{null}}") @Nullable Boolean enabled,
+            @Value("${sample.local-redis.port:0}") int startedPort) {
         this.redis = redis;
-        this.enabled = enabled;
+        this.enabled = allowed(redis.getStandalone(), enabled, startedPort);
+    }
+
+    /**
+     * Runs flush databases 1 and 2: never where the application keeps its own data, and by
+     * default only on the redis-server the sample started (not a container or server it was
+     * pointed at, even one whose connection details come from elsewhere).
+     */
+    static boolean allowed(DataRedisConnectionDetails.Standalone app, @Nullable Boolean enabled, int startedPort) {
+        if (app.getDatabase() == TABLE_DATABASE || app.getDatabase() == LAB_DATABASE) {
+            return false;
+        }
+        if (enabled != null) {
+            return enabled;
+        }
+        return startedPort != 0 && app.getPort() == startedPort;
     }
 
     /**
@@ -138,9 +156,12 @@ public class RunsController implements DisposableBean {
 
     private <R> ResponseEntity<?> start(BackgroundRun<R> run, BackgroundRun.Body<R> body) {
         if (!this.enabled) {
-            return conflict("This run flushes the database it works on, so it runs only on the redis-server the"
-                    + " sample started itself (start the sample without spring.data.redis.*), or with"
-                    + " sample.runs.enabled=true.");
+            return conflict("This run flushes databases 1 and 2, so it runs only on the redis-server the sample"
+                    + " started itself (start it without spring.data.redis.*), or with sample.runs.enabled=true,"
+                    + " and never when the marketplace's own data is in database 1 or 2.");
+        }
+        try (Jedis conn = connection(TABLE_DATABASE)) {
+            conn.ping(); // Redis down: 503 now, not a run that fails a moment later
         }
         if (!run.start(body)) {
             return conflict("A run is under way; wait for it to finish.");

@@ -12,5 +12,15 @@ final class Ids {
     /** The rule, as a 400 states it. */
     static final String RULE = "must be 1 to 64 characters, each a letter, a digit, '-' or '_'";
 
+    private static final java.util.regex.Pattern COMPILED = java.util.regex.Pattern.compile(PATTERN);
+
     private Ids() {}
+
+    /** Returns {@code value} if it follows the rule, else throws a 400 naming {@code field}. */
+    static String require(String field, String value) {
+        if (!COMPILED.matcher(value).matches()) {
+            throw new InvalidInputException(field, "'" + field + "' " + RULE + ".");
+        }
+        return value;
+    }
 }

@@ -98,7 +98,10 @@ public class MarketplaceController {
     @ResponseStatus(HttpStatus.CREATED)
     public Account createUser(@Valid @RequestBody NewUser user) {
         try (Jedis conn = this.pool.getResource()) {
-            MarketData.createUser(conn, user.id(), user.name() == null ? user.id() : user.name(), user.funds());
+            String name = user.name() == null || user.name().isBlank() ? user.id() : user.name();
+            if (!MarketData.createUserIfAbsent(conn, user.id(), name, user.funds())) {
+                throw new UserExistsException(user.id());
+            }
             return MarketData.account(conn, user.id());
         }
     }

@@ -1,5 +1,6 @@
 package dev.turnstile.sample.web;
 
+import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.sample.market.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -7,7 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.TypeMismatchException;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -19,13 +23,16 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.databind.exc.MismatchedInputException;
 
 /**
@@ -34,8 +41,10 @@ import tools.jackson.databind.exc.MismatchedInputException;
  * <ul>
  *   <li>400 for bad input, naming each field or parameter and its rule ({@code errors}: field and
  *       message), whether the body was malformed, incomplete or out of the rules;
- *   <li>404 for a user that does not exist; 400 or 409 for a refused trade;
- *   <li>503 with {@code Retry-After} when Redis cannot be reached, on every path;
+ *   <li>404 for a user that does not exist, 409 for one created twice; 400 or 409 for a refused
+ *       trade;
+ *   <li>503 with {@code Retry-After} when Redis cannot be reached or is not ready, on every path
+ *       that uses it;
  *   <li>Spring MVC's own errors (unknown path, wrong method or media type) as Spring words them.
  * </ul>
  *
@@ -46,6 +55,11 @@ import tools.jackson.databind.exc.MismatchedInputException;
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)
 class ProblemHandler extends ResponseEntityExceptionHandler {
+
+    private static final Log log = LogFactory.getLog(ProblemHandler.class);
+
+    private static final java.util.regex.Pattern NOT_READY = java.util.regex.Pattern.compile(
+            "READONLY|LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|Could not get a resource from the pool");
 
     private final String retryAfterSeconds;
 
@@ -65,6 +79,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return ResponseEntity.status(HttpStatus.NOT_FOUND).body(problem);
     }
 
+    @ExceptionHandler(UserExistsException.class)
+    ResponseEntity<ProblemDetail> userExists(UserExistsException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
+        problem.setTitle("Already exists");
+        return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
+    }
+
     @ExceptionHandler(TradeRefusedException.class)
     ResponseEntity<ProblemDetail> refused(TradeRefusedException e) {
         HttpStatus status = e.outcome() == Outcome.GAVE_UP ? HttpStatus.CONFLICT : HttpStatus.BAD_REQUEST;
@@ -74,12 +95,26 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return ResponseEntity.status(status).body(problem);
     }
 
-    /** Redis could not be reached (or no connection was free in time): 503, try again shortly. */
+    /** Redis could not be reached or is not ready (or no connection was free in time): 503. */
     @ExceptionHandler(JedisException.class)
     ResponseEntity<ProblemDetail> redis(JedisException e) {
-        if (!unreachable(e)) {
+        if (!unavailable(e)) {
+            log.error("A Redis command of the marketplace failed", e);
             return internalError();
         }
+        return unavailable();
+    }
+
+    /**
+     * A guard could not be taken because Redis is unavailable. The starter answers this too; it is
+     * answered here because the handler above would otherwise claim it through its cause.
+     */
+    @ExceptionHandler(RedisUnavailableException.class)
+    ResponseEntity<ProblemDetail> guardUnavailable(RedisUnavailableException e) {
+        return unavailable();
+    }
+
+    private ResponseEntity<ProblemDetail> unavailable() {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(
                 HttpStatus.SERVICE_UNAVAILABLE,
                 "The data store is unavailable; retry after " + this.retryAfterSeconds + "s.");
@@ -102,6 +137,28 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     }
 
     @Override
+    protected @Nullable ResponseEntity<Object> handleTypeMismatch(
+            TypeMismatchException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        String name =
+                e instanceof MethodArgumentTypeMismatchException argument ? argument.getName() : e.getPropertyName();
+        String message = "'" + name + "' must be " + expected(e.getRequiredType()) + ".";
+        return new ResponseEntity<>(
+                badRequest(message, List.of(fieldError(String.valueOf(name), message)))
+                        .getBody(),
+                HttpStatus.BAD_REQUEST);
+    }
+
+    @Override
+    protected @Nullable ResponseEntity<Object> handleMissingServletRequestParameter(
+            MissingServletRequestParameterException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        String message = "'" + e.getParameterName() + "' is required.";
+        return new ResponseEntity<>(
+                badRequest(message, List.of(fieldError(e.getParameterName(), message)))
+                        .getBody(),
+                HttpStatus.BAD_REQUEST);
+    }
+
+    @Override
     protected @Nullable ResponseEntity<Object> handleHttpMessageNotReadable(
             HttpMessageNotReadableException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
         JacksonException json = find(e, JacksonException.class);
@@ -109,11 +166,14 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         ResponseEntity<ProblemDetail> answer;
         if (json == null) {
             answer = badRequest("The request needs a JSON body.", List.of());
-        } else if (field.isEmpty() || !(json instanceof MismatchedInputException mismatch)) {
-            answer = badRequest("The request body is not valid JSON.", List.of());
-        } else {
+        } else if (json instanceof MismatchedInputException mismatch && !field.isEmpty()) {
             String message = "'" + field + "' must be " + expected(mismatch.getTargetType()) + ".";
             answer = badRequest(message, List.of(fieldError(field, message)));
+        } else if (json instanceof InputCoercionException && !field.isEmpty()) {
+            String message = "'" + field + "' is out of range.";
+            answer = badRequest(message, List.of(fieldError(field, message)));
+        } else {
+            answer = badRequest("The request body is not valid JSON.", List.of());
         }
         return new ResponseEntity<>(answer.getBody(), HttpStatus.BAD_REQUEST);
     }
@@ -141,9 +201,10 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return error;
     }
 
-    private static boolean unreachable(Throwable e) {
+    /** Not there, not ready (loading, a replica, a failover, a busy script), or no connection free. */
+    private static boolean unavailable(JedisException e) {
         return find(e, JedisConnectionException.class) != null
-                || String.valueOf(e.getMessage()).startsWith("Could not get a resource from the pool");
+                || NOT_READY.matcher(String.valueOf(e.getMessage())).lookingAt();
     }
 
     private static String path(JacksonException json) {
@@ -160,6 +221,9 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         }
         if (type == Long.class || type == long.class || type == Integer.class || type == int.class) {
             return "a whole number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
         }
         if (type == String.class) {
             return "a string";

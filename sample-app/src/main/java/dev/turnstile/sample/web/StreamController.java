@@ -2,7 +2,6 @@ package dev.turnstile.sample.web;
 
 import dev.turnstile.redis.SemaphoreFullException;
 import dev.turnstile.redis.Turnstile;
-import dev.turnstile.redis.TurnstileException;
 import dev.turnstile.redis.semaphore.Permit;
 import dev.turnstile.redis.semaphore.RedisSemaphore;
 import dev.turnstile.sample.market.MarketKeys;
@@ -12,9 +11,12 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 import redis.clients.jedis.Jedis;
@@ -55,8 +57,16 @@ public class StreamController {
         return this.turnstile.semaphore("stream:" + accountId, this.slots);
     }
 
+    /** HEAD answers what GET would start, without taking a slot: nothing would ever close it. */
+    @RequestMapping(path = "/accounts/{accountId}/stream", method = RequestMethod.HEAD)
+    public ResponseEntity<Void> streamHead(@PathVariable String accountId) {
+        Ids.require("accountId", accountId);
+        return ResponseEntity.ok().contentType(MediaType.TEXT_EVENT_STREAM).build();
+    }
+
     @GetMapping(path = "/accounts/{accountId}/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     public SseEmitter stream(@PathVariable String accountId) {
+        Ids.require("accountId", accountId);
         Permit permit = slots(accountId)
                 .tryAcquire(Duration.ZERO, this.lease)
                 .orElseThrow(() -> SemaphoreFullException.of("stream:" + accountId, this.slots, Duration.ZERO));
@@ -90,9 +100,11 @@ public class StreamController {
                     this.lastRefresh = System.nanoTime();
                 }
                 this.emitter.send(SseEmitter.event().name("market").data(marketSize()));
-            } catch (IOException | IllegalStateException | TurnstileException gone) {
+            } catch (IOException | RuntimeException gone) {
+                // The client left, or Redis did: end the stream (its body is already under way, so
+                // there is no status to answer with) and free the slot.
                 close();
-                this.emitter.completeWithError(gone);
+                this.emitter.complete();
             }
         }
 
@@ -101,7 +113,11 @@ public class StreamController {
                 if (this.heartbeat != null) {
                     this.heartbeat.cancel(false);
                 }
-                this.permit.close();
+                try {
+                    this.permit.close();
+                } catch (RuntimeException unreleased) {
+                    // Redis is gone: the permit's lease frees the slot when it runs out.
+                }
             }
         }
 
