@@ -177,11 +177,30 @@ final class Report {
                     y,
                     escape(group.getKey())));
             y += 8;
-            double max = niceCeiling(group.getValue().stream()
+            double[] scale = scale(group.getValue().stream()
                     .mapToDouble(Measurement::acquisitionsPerSecond)
                     .max()
                     .orElse(1));
-            int top = y;
+            double max = scale[0] * scale[1];
+            int ticks = (int) scale[1];
+            int barsHeight = group.getValue().size() * rowHeight;
+            for (int tick = 0; tick <= ticks; tick++) {
+                int x = left + (right - left) * tick / ticks;
+                body.append(String.format(
+                        Locale.ROOT,
+                        "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"/>%n",
+                        x,
+                        y,
+                        x,
+                        y + barsHeight + 3,
+                        tick == 0 ? "black" : "#dddddd"));
+                body.append(String.format(
+                        Locale.ROOT,
+                        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555555\">%,.0f</text>%n",
+                        x,
+                        y + barsHeight + 14,
+                        scale[0] * tick));
+            }
             for (Measurement result : group.getValue()) {
                 int bar = (int) Math.round((right - left) * result.acquisitionsPerSecond() / max);
                 body.append(String.format(
@@ -205,23 +224,6 @@ final class Report {
                         y + 13,
                         result.acquisitionsPerSecond()));
                 y += rowHeight;
-            }
-            for (int tick = 0; tick <= 4; tick++) {
-                int x = left + (right - left) * tick / 4;
-                body.append(String.format(
-                        Locale.ROOT,
-                        "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"/>%n",
-                        x,
-                        top,
-                        x,
-                        y + 3,
-                        tick == 0 ? "black" : "#cccccc"));
-                body.append(String.format(
-                        Locale.ROOT,
-                        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555555\">%,.0f</text>%n",
-                        x,
-                        y + 14,
-                        max * tick / 4));
             }
             body.append(String.format(
                     Locale.ROOT,
@@ -253,19 +255,25 @@ final class Report {
                 + legend + body + "</svg>\n";
     }
 
+    /** Grey for the raw baselines, blue for the peers, green for Turnstile (by any of its names). */
     private static String color(String contender) {
-        if (contender.startsWith("Turnstile")) {
-            return "#2e7d32";
+        if (contender.startsWith("raw")) {
+            return "#9e9e9e";
         }
-        return contender.startsWith("raw") ? "#9e9e9e" : "#1565c0";
+        return contender.startsWith("Redisson") || contender.startsWith("Spring Integration") ? "#1565c0" : "#2e7d32";
     }
 
-    /** The top of a scale whose four ticks are round: 4 × (1, 2 or 5 × 10ⁿ), at or above {@code value}. */
-    static double niceCeiling(double value) {
-        for (double step = 1; ; step *= 10) {
-            for (double factor : new double[] {1, 2, 5}) {
-                if (4 * step * factor >= value) {
-                    return 4 * step * factor;
+    /**
+     * A scale for values up to {@code value}: a round step (1, 2, 2.5 or 5 × 10ⁿ) and how many of
+     * them (at most 6) reach it.
+     */
+    static double[] scale(double value) {
+        for (double power = 1; ; power *= 10) {
+            for (double factor : new double[] {1, 2, 2.5, 5}) {
+                double step = power * factor;
+                double ticks = Math.max(1, Math.ceil(value / step));
+                if (ticks <= 6) {
+                    return new double[] {step, ticks};
                 }
             }
         }
