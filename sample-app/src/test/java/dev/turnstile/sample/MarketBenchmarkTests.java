@@ -47,7 +47,7 @@ class MarketBenchmarkTests {
                         () -> new Jedis(address),
                         () -> Table63.workerClient(
                                 address, DefaultJedisClientConfig.builder().build()))
-                .run(Duration.ofMillis(1500), told::add);
+                .run(Duration.ofSeconds(1), told::add);
 
         assertThat(results).hasSize(9);
         assertThat(told).extracting(Table63.Progress::done).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9);
@@ -67,7 +67,7 @@ class MarketBenchmarkTests {
             }
         }
         // Which strategy buys more is measured by --benchmark (README), not asserted here: on a
-        // loaded 2-core machine 1.5 s rows are too short to rank them reliably.
+        // loaded 2-core machine 1 s rows are too short to rank them reliably.
         assertThat(results)
                 .allSatisfy(result -> assertThat(result.bought())
                         .as("%s bought something", result)
