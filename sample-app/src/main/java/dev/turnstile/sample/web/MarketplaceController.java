@@ -10,8 +10,6 @@ import dev.turnstile.sample.market.TradeResult;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Pattern;
-import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.PositiveOrZero;
 import jakarta.validation.constraints.Size;
 import java.util.List;
@@ -46,8 +44,7 @@ public class MarketplaceController {
 
     /** A new user: {@code id} follows the id rule, {@code name} defaults to the id. */
     public record NewUser(
-            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
-            String id,
+            @MarketId String id,
 
             @Size(max = 100, message = "must be at most 100 characters")
             String name,
@@ -58,38 +55,25 @@ public class MarketplaceController {
             Long funds) {}
 
     /** An item to put into a user's inventory. */
-    public record NewItem(
-            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
-            String itemId) {}
+    public record NewItem(@MarketId String itemId) {}
 
     /** A listing request. */
     public record ListRequest(
-            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
-            String itemId,
+            @MarketId String itemId,
 
-            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
-            String sellerId,
+            @MarketId String sellerId,
 
-            @NotNull(message = "is required")
-            @Positive(message = "must be positive")
-            @Max(value = MAX_FUNDS, message = "must be at most " + MAX_FUNDS)
-            Long price) {}
+            @Price Long price) {}
 
     /** A purchase request. */
     public record PurchaseRequest(
-            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
-            String buyerId,
+            @MarketId String buyerId,
 
-            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
-            String itemId,
+            @MarketId String itemId,
 
-            @NotNull(message = "is required") @Pattern(regexp = Ids.PATTERN, message = Ids.RULE)
-            String sellerId,
+            @MarketId String sellerId,
 
-            @NotNull(message = "is required")
-            @Positive(message = "must be positive")
-            @Max(value = MAX_FUNDS, message = "must be at most " + MAX_FUNDS)
-            Long price) {}
+            @Price Long price) {}
 
     /** What a trade did. */
     public record TradeResponse(String strategy, String outcome, int retries) {}
