@@ -237,6 +237,10 @@ class MarketplaceApiIntegrationTests {
             assertThat(permit.get("holder").asString()).matches("[0-9a-f-]{36}:\\d+");
             assertThat(permit.get("leftMillis").asLong()).isPositive();
         });
+        HttpResponse<String> second = post("/accounts/acct-10/partner-burst?calls=8", "");
+        assertThat(second.statusCode()).as("one burst at a time").isEqualTo(429);
+        assertThat(second.headers().firstValue("Retry-After")).isPresent();
+        assertProblem(second).contains("A burst is under way");
 
         JsonNode calls = this.json.readTree(burst.join().body());
         assertThat(calls).hasSize(8);
