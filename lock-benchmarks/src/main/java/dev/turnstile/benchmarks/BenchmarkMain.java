@@ -185,6 +185,12 @@ public final class BenchmarkMain {
                     t -> Contenders.raw(this.redis, "raw:solo-checked", true)));
             all.add(new Scenario(
                     solo,
+                    "raw fenced SET NX PX + INCR, checked release",
+                    1,
+                    false,
+                    t -> Contenders.rawFenced(this.redis, "raw:solo-fenced")));
+            all.add(new Scenario(
+                    solo,
                     "Turnstile RedisLock",
                     1,
                     false,

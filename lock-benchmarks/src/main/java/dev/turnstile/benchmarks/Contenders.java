@@ -30,6 +30,9 @@ final class Contenders {
     private static final Duration LEASE = Duration.ofSeconds(LEASE_SECONDS);
     private static final String RELEASE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+    /** The least a grant with a server-issued fencing token can do: SET NX PX and INCR in one script. */
+    private static final String FENCED_ACQUIRE = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])"
+            + " then return redis.call('INCR', KEYS[2]) end return 0";
 
     private Contenders() {}
 
@@ -57,6 +60,35 @@ final class Contenders {
                 } else {
                     redis.del(key);
                 }
+            }
+        };
+    }
+
+    /**
+     * The floor for a lock that hands out a fencing token: {@code SET NX PX} and {@code INCR} of a
+     * counter in one Lua script (atomic, so the token belongs to this grant), retried at once while
+     * busy, and the owner-checked release. Its counter never expires and ignores the server clock,
+     * so it is cheaper than any token that survives a failover or an idle name (Turnstile's).
+     */
+    static Contender rawFenced(UnifiedJedis redis, String key) {
+        String token = UUID.randomUUID().toString();
+        String acquire = redis.scriptLoad(FENCED_ACQUIRE);
+        String release = redis.scriptLoad(RELEASE);
+        List<String> keys = List.of(key, key + ":fence");
+        List<String> args = List.of(token, Long.toString(LEASE.toMillis()));
+        return new Contender() {
+            @Override
+            public Object acquire() {
+                Object fencingToken;
+                while ((fencingToken = redis.evalsha(acquire, keys, args)).equals(0L)) {
+                    Thread.onSpinWait();
+                }
+                return fencingToken;
+            }
+
+            @Override
+            public void release(Object handle) {
+                redis.evalsha(release, List.of(key), List.of(token));
             }
         };
     }
