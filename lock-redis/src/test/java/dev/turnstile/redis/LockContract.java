@@ -369,6 +369,28 @@ public abstract class LockContract {
     }
 
     @Test
+    void aCounterAheadOfTheServerClockIsContinuedAndKeptUntilTheClockHasPassedIt() {
+        // As after a failover to a server whose clock is a minute behind the old master's.
+        long aheadMicros = 60_000_000L;
+        long counter = System.currentTimeMillis() * 1000 + aheadMicros;
+        this.client.set("turnstile:fence:{ahead}", Long.toString(counter));
+        Turnstile retaining = Turnstile.builder(this.client)
+                .fenceRetention(Duration.ofSeconds(5))
+                .build();
+        try (Lease lease = retaining.lock("ahead").acquire(Duration.ZERO, Duration.ofSeconds(10))) {
+            assertThat(lease.fencingToken()).isEqualTo(counter + 1);
+            assertThat(Long.parseLong(this.client.get("turnstile:fence:{ahead}")))
+                    .as("the counter continues from the token, not from the clock")
+                    .isGreaterThanOrEqualTo(counter + 1);
+            assertThat(this.client.pttl("turnstile:fence:{ahead}"))
+                    .as("the lease and the retention, counted from when the clock reaches the counter")
+                    .isBetween(60_000L + 15_000L - 2_000L, 60_000L + 15_000L + 1_000L);
+        } finally {
+            retaining.close();
+        }
+    }
+
+    @Test
     void fencingTokensStrictlyIncreaseOverTenThousandAcquisitionsFromManyThreads() throws Exception {
         List<Long> tokens = new ArrayList<>(10_000);
         ExecutorService pool = Executors.newFixedThreadPool(8);

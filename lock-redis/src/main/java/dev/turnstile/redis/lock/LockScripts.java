@@ -25,21 +25,29 @@ final class LockScripts {
      * key already holding its own token gets the grant, with a new fencing token, not "busy".
      */
     static final LuaScript ACQUIRE = LuaScript.of("""
-            local granted = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
-            -- A retry of a call whose reply was lost finds its own grant: treat it as a new grant.
-            if not granted and redis.call('GET', KEYS[1]) == ARGV[1] then
-              granted = redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            local call = redis.call
+            if not call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+              -- A retry of a call whose reply was lost finds its own grant: treat it as a new grant.
+              if call('GET', KEYS[1]) ~= ARGV[1] then
+                return {0, call('PTTL', KEYS[1])}
+              end
+              call('PEXPIRE', KEYS[1], ARGV[2])
             end
-            if granted then
-              local now = redis.call('TIME')
-              local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
-              local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, floor)
-              local last = token + tonumber(ARGV[4] or '1') - 1
-              local ahead = math.ceil(math.max(0, last - floor) / 1000)
-              redis.call('SET', KEYS[2], string.format('%.0f', last), 'PX', tonumber(ARGV[3]) + ahead)
-              return {1, token, math.floor(floor / 1000)}
+            -- Arithmetic on the replies as they are (Lua converts the strings): this runs per grant.
+            local now = call('TIME')
+            local floor = now[1] * 1000000 + now[2]
+            local token = (call('GET', KEYS[2]) or 0) + 1
+            if token < floor then
+              token = floor
             end
-            return {0, redis.call('PTTL', KEYS[1])}
+            local last = token + (ARGV[4] or 1) - 1
+            local ttl = ARGV[3]
+            if last > floor then
+              local ahead = last - floor + 999
+              ttl = ttl + (ahead - ahead % 1000) / 1000
+            end
+            call('SET', KEYS[2], string.format('%.0f', last), 'PX', ttl)
+            return {1, token, (floor - floor % 1000) / 1000}
             """);
 
     /**
