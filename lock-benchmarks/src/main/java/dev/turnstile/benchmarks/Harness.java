@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Runs the scenarios of a group side by side: a warm-up each, then several timed trials in turns,
  * keeping each scenario's median trial by throughput. Commands come from the server's {@code INFO commandstats} over the timed trial only;
  * round trips from the counting client (for contenders that use it) plus the server's SUBSCRIBE
- * and UNSUBSCRIBE calls; CPU from this JVM's process CPU time.
+ * and UNSUBSCRIBE calls; client CPU from this JVM's process CPU time, server CPU from the server's
+ * main thread ({@code INFO cpu}).
  */
 final class Harness {
 
@@ -107,6 +108,7 @@ final class Harness {
         this.server.resetStats();
         long roundTripsBefore = this.client.roundTrips();
         long cpuBefore = processCpuNanos();
+        double serverCpuBefore = this.server.mainThreadCpuSeconds();
         long begin = System.nanoTime();
         start.countDown();
         Thread.sleep(duration.toMillis());
@@ -116,6 +118,7 @@ final class Harness {
         }
         long elapsed = System.nanoTime() - begin;
         long cpu = processCpuNanos() - cpuBefore;
+        double serverCpu = this.server.mainThreadCpuSeconds() - serverCpuBefore;
         if (failure[0] != null) {
             throw new IllegalStateException(scenario.contender() + " failed", failure[0]);
         }
@@ -135,7 +138,8 @@ final class Harness {
                 percentile(latencies, 0.50) / 1e3,
                 percentile(latencies, 0.99) / 1e3,
                 scenario.contended() ? percentile(handoff, 0.50) / 1e3 : Double.NaN,
-                total == 0 ? Double.NaN : cpu / 1e3 / total);
+                total == 0 ? Double.NaN : cpu / 1e3 / total,
+                total == 0 ? Double.NaN : serverCpu * 1e6 / total);
     }
 
     /** Every command but the harness's own (INFO, CONFIG). */

@@ -14,6 +14,8 @@ package dev.turnstile.benchmarks;
  * @param handoffP50Micros median time from a release to the next holder's acquisition (contended
  *     scenarios; NaN otherwise)
  * @param cpuMicrosPerAcquisition client (this JVM's) CPU time per acquisition, in microseconds
+ * @param serverCpuMicrosPerAcquisition the Redis server's main-thread CPU time per acquisition, in
+ *     microseconds: what each acquisition costs the one thread every client of that server shares
  */
 record Measurement(
         Scenario scenario,
@@ -23,4 +25,5 @@ record Measurement(
         double acquireP50Micros,
         double acquireP99Micros,
         double handoffP50Micros,
-        double cpuMicrosPerAcquisition) {}
+        double cpuMicrosPerAcquisition,
+        double serverCpuMicrosPerAcquisition) {}

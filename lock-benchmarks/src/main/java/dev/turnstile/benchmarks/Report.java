@@ -69,12 +69,13 @@ final class Report {
             double baseline = group.getValue().get(0).acquisitionsPerSecond();
             text.append("\n### ").append(group.getKey()).append("\n\n");
             text.append("| contender | acquisitions/s | × first row | round trips/acq | commands/acq"
-                    + " | acquire p50 µs | acquire p99 µs | hand-off p50 µs | client CPU µs/acq |\n");
-            text.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                    + " | acquire p50 µs | acquire p99 µs | hand-off p50 µs | client CPU µs/acq"
+                    + " | server CPU µs/acq |\n");
+            text.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (Measurement result : group.getValue()) {
                 text.append(String.format(
                         Locale.ROOT,
-                        "| %s | %,.0f | %.2f | %s | %.1f | %.0f | %.0f | %s | %.0f |%n",
+                        "| %s | %,.0f | %.2f | %s | %.1f | %.0f | %.0f | %s | %.0f | %.1f |%n",
                         result.scenario().contender(),
                         result.acquisitionsPerSecond(),
                         result.acquisitionsPerSecond() / baseline,
@@ -87,7 +88,8 @@ final class Report {
                         Double.isNaN(result.handoffP50Micros())
                                 ? "–"
                                 : String.format(Locale.ROOT, "%.0f", result.handoffP50Micros()),
-                        result.cpuMicrosPerAcquisition()));
+                        result.cpuMicrosPerAcquisition(),
+                        result.serverCpuMicrosPerAcquisition()));
             }
         }
         if (!this.processes.isEmpty()) {
@@ -130,11 +132,12 @@ final class Report {
 
     String csv() {
         StringBuilder text = new StringBuilder("group,contender,threads,acquisitions_per_s,round_trips_per_acq,"
-                + "commands_per_acq,acquire_p50_us,acquire_p99_us,handoff_p50_us,client_cpu_us_per_acq\n");
+                + "commands_per_acq,acquire_p50_us,acquire_p99_us,handoff_p50_us,client_cpu_us_per_acq,"
+                + "server_cpu_us_per_acq\n");
         for (ProcessRow row : this.processes) {
             text.append(String.format(
                     Locale.ROOT,
-                    "\"2 JVM processes x 4 threads, one key\",\"%s\",8,%.1f,NaN,%.3f,NaN,%.1f,NaN,NaN%n",
+                    "\"2 JVM processes x 4 threads, one key\",\"%s\",8,%.1f,NaN,%.3f,NaN,%.1f,NaN,NaN,NaN%n",
                     row.contender(),
                     row.acquisitionsPerSecond(),
                     row.commandsPerAcquisition(),
@@ -143,7 +146,7 @@ final class Report {
         for (Measurement result : this.results) {
             text.append(String.format(
                     Locale.ROOT,
-                    "\"%s\",\"%s\",%d,%.1f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f%n",
+                    "\"%s\",\"%s\",%d,%.1f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,%.2f%n",
                     result.scenario().group(),
                     result.scenario().contender(),
                     result.scenario().threads(),
@@ -153,7 +156,8 @@ final class Report {
                     result.acquireP50Micros(),
                     result.acquireP99Micros(),
                     result.handoffP50Micros(),
-                    result.cpuMicrosPerAcquisition()));
+                    result.cpuMicrosPerAcquisition(),
+                    result.serverCpuMicrosPerAcquisition()));
         }
         return text.toString();
     }

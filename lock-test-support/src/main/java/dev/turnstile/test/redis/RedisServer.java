@@ -155,6 +155,28 @@ public final class RedisServer implements AutoCloseable {
         return counts;
     }
 
+    /**
+     * Returns the CPU time the server's main thread (the one that runs every command) has used, in
+     * seconds, from {@code INFO cpu}: user plus system; the whole process's on a server too old to
+     * tell the main thread apart.
+     */
+    public double mainThreadCpuSeconds() {
+        Map<String, Double> cpu = new LinkedHashMap<>();
+        try (Jedis jedis =
+                new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build())) {
+            for (String line : jedis.info("cpu").split("\r?\n")) {
+                int colon = line.indexOf(':');
+                if (line.startsWith("used_cpu_") && colon > 0) {
+                    cpu.put(line.substring(0, colon), Double.parseDouble(line.substring(colon + 1)));
+                }
+            }
+        }
+        if (cpu.containsKey("used_cpu_user_main_thread")) {
+            return cpu.get("used_cpu_user_main_thread") + cpu.get("used_cpu_sys_main_thread");
+        }
+        return cpu.getOrDefault("used_cpu_user", 0.0) + cpu.getOrDefault("used_cpu_sys", 0.0);
+    }
+
     /** Resets {@code INFO commandstats}. */
     public void resetStats() {
         try (Jedis jedis =
