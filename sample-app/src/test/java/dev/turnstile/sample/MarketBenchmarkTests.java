@@ -31,8 +31,7 @@ class MarketBenchmarkTests {
 
     @DynamicPropertySource
     static void redisProperties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.host", () -> "127.0.0.1");
-        registry.add("spring.data.redis.port", () -> redis.server().port());
+        TestRedis.use(registry, () -> redis.server().port());
     }
 
     @Autowired

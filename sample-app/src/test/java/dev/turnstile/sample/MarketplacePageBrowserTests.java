@@ -55,8 +55,7 @@ class MarketplacePageBrowserTests {
 
     @DynamicPropertySource
     static void redisProperties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.host", () -> "127.0.0.1");
-        registry.add("spring.data.redis.port", () -> redis.server().port());
+        TestRedis.use(registry, () -> redis.server().port());
     }
 
     private static final List<WebDriver> browsers = new ArrayList<>();

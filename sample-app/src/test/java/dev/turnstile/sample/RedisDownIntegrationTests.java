@@ -38,8 +38,7 @@ class RedisDownIntegrationTests {
 
     @DynamicPropertySource
     static void redisProperties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.host", () -> "127.0.0.1");
-        registry.add("spring.data.redis.port", redis::port);
+        TestRedis.use(registry, redis::port);
     }
 
     @AfterAll
