@@ -9,9 +9,11 @@ import dev.turnstile.spring.aop.LockAspect;
 import dev.turnstile.spring.aop.SemaphoreAspect;
 import dev.turnstile.spring.aop.TransactionGuard;
 import dev.turnstile.spring.autoconfigure.redis.TurnstileRedisConfiguration;
+import dev.turnstile.test.redis.ChildJvm;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -59,8 +61,38 @@ class TurnstileAutoConfigurationTests {
         });
     }
 
+    /**
+     * What a new application that has only the starter meets: the libraries the starter keeps
+     * optional are not on its classpath at all (hiding them from one class loader, as the test
+     * below does, lets classes that need them load anyway).
+     */
     @Test
-    void worksWithoutReactorAndWithoutSpringTx() {
+    void anApplicationWithoutSpringTxReactorOrSpringDataStartsAndLocks() {
+        try (ChildJvm application = ChildJvm.startWithout(
+                List.of(
+                        "spring-tx-",
+                        "spring-data-",
+                        "spring-boot-data-",
+                        "spring-boot-starter-data-",
+                        "spring-boot-transaction-",
+                        "spring-boot-persistence-",
+                        "spring-integration-",
+                        "shedlock-",
+                        "reactor-",
+                        "reactive-streams-"),
+                WithoutOptionalLibrariesApplication.class,
+                Integer.toString(redis.server().port()))) {
+            String locked = application.awaitLineStartingWith("locked ", Duration.ofSeconds(60));
+            assertThat(application.lines())
+                    .contains("spring-tx absent", "reactor absent", "spring-data-redis absent");
+            assertThat(locked).startsWith("locked 1 2 token ");
+            assertThat(Long.parseLong(locked.substring("locked 1 2 token ".length())))
+                    .isPositive();
+        }
+    }
+
+    @Test
+    void conditionsLeaveTheTransactionGuardOutWhenSpringTxIsHidden() {
         runner().withClassLoader(
                         new FilteredClassLoader("reactor.", "org.reactivestreams.", "org.springframework.transaction."))
                 .withUserConfiguration(Guarded.class)

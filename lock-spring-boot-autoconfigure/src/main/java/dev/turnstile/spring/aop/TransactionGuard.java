@@ -6,8 +6,6 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import org.jspecify.annotations.Nullable;
-import org.springframework.transaction.TransactionExecution;
-import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -15,10 +13,15 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Ties leases to Spring transactions (only used when spring-tx is on the classpath): a release
  * waits for the surrounding transaction to complete, a later call on the same keys in that
  * transaction joins the waiting lease instead of waiting for it, and in {@link OnLeaseLost#ROLLBACK} mode a
- * transaction whose lease was lost is refused at commit. Added as a listener to every
- * transaction manager, it guards transactions that begin inside a guarded method.
+ * transaction whose lease was lost is refused at commit. Told by every transaction manager when a
+ * transaction begins ({@link #transactionBegan}), it guards transactions that begin inside a
+ * guarded method.
+ *
+ * <p>No spring-tx type appears in this class's declaration or signatures, only in its method
+ * bodies: the aspect holds a reference to it, and an application without spring-tx must still be
+ * able to load the aspect.
  */
-public final class TransactionGuard implements TransactionExecutionListener {
+public final class TransactionGuard {
 
     /**
      * This thread's leases whose release waits for a transaction, including transactions now
@@ -102,11 +105,8 @@ public final class TransactionGuard implements TransactionExecutionListener {
         }
     }
 
-    /** A transaction began inside a guarded method: guard its commit. */
-    @Override
-    public void afterBegin(TransactionExecution transaction, Throwable beginFailure) {
-        if (beginFailure == null) {
-            LockContext.find().ifPresent(this::guardCommit);
-        }
+    /** A transaction began on this thread: inside a guarded method, guard its commit. */
+    public void transactionBegan() {
+        LockContext.find().ifPresent(this::guardCommit);
     }
 }

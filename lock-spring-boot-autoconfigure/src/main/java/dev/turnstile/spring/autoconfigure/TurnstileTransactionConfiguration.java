@@ -1,6 +1,7 @@
 package dev.turnstile.spring.autoconfigure;
 
 import dev.turnstile.spring.aop.TransactionGuard;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -9,6 +10,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.ConfigurableTransactionManager;
+import org.springframework.transaction.TransactionExecution;
+import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -36,10 +39,21 @@ class TurnstileTransactionConfiguration {
             @Override
             public Object postProcessAfterInitialization(Object bean, String beanName) {
                 if (bean instanceof ConfigurableTransactionManager manager) {
-                    guard.ifAvailable(manager::addListener);
+                    guard.ifAvailable(transactionGuard -> manager.addListener(new BeginListener(transactionGuard)));
                 }
                 return bean;
             }
         };
+    }
+
+    /** Tells the guard of each transaction that begins; spring-tx's listener type stays here. */
+    private record BeginListener(TransactionGuard guard) implements TransactionExecutionListener {
+
+        @Override
+        public void afterBegin(TransactionExecution transaction, @Nullable Throwable beginFailure) {
+            if (beginFailure == null) {
+                this.guard.transactionBegan();
+            }
+        }
     }
 }

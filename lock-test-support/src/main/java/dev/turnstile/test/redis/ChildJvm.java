@@ -1,16 +1,21 @@
 package dev.turnstile.test.redis;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 
 /**
  * A second JVM running a {@code main} class from the current classpath, for tests in which a lock
@@ -36,12 +41,33 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Starts {@code mainClass} with {@code arguments} in a new JVM on this JVM's classpath. */
     public static ChildJvm start(Class<?> mainClass, String... arguments) {
+        return launch(classpath(), mainClass, arguments);
+    }
+
+    /**
+     * Starts {@code mainClass} like {@link #start}, on this JVM's classpath without the jars whose
+     * file name starts with one of {@code excludedJars} (e.g. {@code "spring-tx-"}): the classpath
+     * of an application that does not have those libraries at all, which hiding their classes from
+     * one class loader does not reproduce.
+     */
+    public static ChildJvm startWithout(List<String> excludedJars, Class<?> mainClass, String... arguments) {
+        List<String> kept = new ArrayList<>();
+        for (String entry : classpathEntries()) {
+            String name = Path.of(entry).getFileName().toString();
+            if (excludedJars.stream().noneMatch(name::startsWith)) {
+                kept.add(entry);
+            }
+        }
+        return launch(String.join(File.pathSeparator, kept), mainClass, arguments);
+    }
+
+    private static ChildJvm launch(String classpath, Class<?> mainClass, String... arguments) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-cp");
-        command.add(classpath());
+        command.add(classpath);
         command.add(mainClass.getName());
         command.addAll(List.of(arguments));
         try {
@@ -49,6 +75,33 @@ public final class ChildJvm implements AutoCloseable {
                     new ProcessBuilder(command).redirectErrorStream(true).start());
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start a child JVM for " + mainClass.getName(), e);
+        }
+    }
+
+    /**
+     * The entries of this JVM's classpath; a classpath of one jar that only names the others in its
+     * manifest (as Maven's test runner starts tests) is replaced by the entries it names.
+     */
+    private static List<String> classpathEntries() {
+        String[] entries = classpath().split(File.pathSeparator);
+        if (entries.length != 1 || !entries[0].endsWith(".jar") || !Files.isRegularFile(Path.of(entries[0]))) {
+            return List.of(entries);
+        }
+        try (JarFile jar = new JarFile(entries[0])) {
+            Manifest manifest = jar.getManifest();
+            String named =
+                    manifest == null ? null : manifest.getMainAttributes().getValue(Attributes.Name.CLASS_PATH);
+            if (named == null || named.isBlank()) {
+                return List.of(entries);
+            }
+            java.net.URI base = Path.of(entries[0]).toUri();
+            List<String> expanded = new ArrayList<>();
+            for (String reference : named.trim().split("\\s+")) {
+                expanded.add(Path.of(base.resolve(reference)).toString());
+            }
+            return expanded;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read the classpath jar " + entries[0], e);
         }
     }
 
