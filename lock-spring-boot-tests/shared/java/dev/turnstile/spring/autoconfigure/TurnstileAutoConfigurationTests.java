@@ -62,12 +62,13 @@ class TurnstileAutoConfigurationTests {
     }
 
     /**
-     * What a new application that has only the starter meets: the libraries the starter keeps
-     * optional are not on its classpath at all (hiding them from one class loader, as the test
+     * What a new application that has only {@code spring-boot-starter} and the Turnstile starter
+     * meets: the libraries the starter keeps optional (transactions, Reactor, Spring Data, metrics,
+     * actuator, web) are not on its classpath at all (hiding them from one class loader, as the test
      * below does, lets classes that need them load anyway).
      */
     @Test
-    void anApplicationWithoutSpringTxReactorOrSpringDataStartsAndLocks() {
+    void anApplicationWithNoneOfTheOptionalLibrariesStartsAndLocks() {
         try (ChildJvm application = ChildJvm.startWithout(
                 List.of(
                         "spring-tx-",
@@ -79,12 +80,27 @@ class TurnstileAutoConfigurationTests {
                         "spring-integration-",
                         "shedlock-",
                         "reactor-",
-                        "reactive-streams-"),
+                        "reactive-streams-",
+                        "micrometer-core-",
+                        "spring-boot-actuator",
+                        "spring-boot-micrometer-",
+                        "spring-boot-health-",
+                        "spring-web",
+                        "spring-boot-web",
+                        "spring-boot-servlet-",
+                        "spring-boot-tomcat-",
+                        "tomcat-embed-"),
                 WithoutOptionalLibrariesApplication.class,
                 Integer.toString(redis.server().port()))) {
             String locked = application.awaitLineStartingWith("locked ", Duration.ofSeconds(60));
             assertThat(application.lines())
-                    .contains("spring-tx absent", "reactor absent", "spring-data-redis absent");
+                    .contains(
+                            "spring-tx absent",
+                            "reactor absent",
+                            "spring-data-redis absent",
+                            "micrometer absent",
+                            "actuator absent",
+                            "spring-web absent");
             assertThat(locked).startsWith("locked 1 2 token ");
             assertThat(Long.parseLong(locked.substring("locked 1 2 token ".length())))
                     .isPositive();

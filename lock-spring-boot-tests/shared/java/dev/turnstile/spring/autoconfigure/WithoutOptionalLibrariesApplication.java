@@ -14,7 +14,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * A new application with the starter and nothing else: run in a JVM of its own whose classpath
- * lacks the libraries the starter keeps optional (spring-tx, Reactor, Spring Data Redis), by
+ * lacks the libraries the starter keeps optional (spring-tx, Reactor, Spring Data Redis,
+ * Micrometer, the actuator, Spring Web), by
  * {@code TurnstileAutoConfigurationTests}. Turnstile's auto-configurations are its only ones.
  * Prints which of those libraries it can see, then {@code locked} with two counts and a fencing
  * token; argument: the Redis port.
@@ -27,6 +28,9 @@ public class WithoutOptionalLibrariesApplication {
         System.out.println("spring-tx " + presence("org.springframework.transaction.PlatformTransactionManager"));
         System.out.println("reactor " + presence("reactor.core.publisher.Mono"));
         System.out.println("spring-data-redis " + presence("org.springframework.data.redis.core.RedisOperations"));
+        System.out.println("micrometer " + presence("io.micrometer.core.instrument.MeterRegistry"));
+        System.out.println("actuator " + presence("org.springframework.boot.actuate.endpoint.annotation.Endpoint"));
+        System.out.println("spring-web " + presence("org.springframework.web.bind.annotation.RestController"));
         String others = ImportCandidates.load(AutoConfiguration.class, WithoutOptionalLibrariesApplication.class.getClassLoader())
                 .getCandidates()
                 .stream()
