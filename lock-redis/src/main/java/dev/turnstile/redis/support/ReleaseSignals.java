@@ -143,8 +143,7 @@ public final class ReleaseSignals implements AutoCloseable {
                         public void confirmed(String channel) {
                             Channel state = channels.get(channel);
                             if (state != null) {
-                                state.confirmed = true;
-                                state.signal();
+                                state.confirm();
                             }
                         }
 
@@ -316,8 +315,7 @@ public final class ReleaseSignals implements AutoCloseable {
             }
             Channel state = channels.get(channel);
             if (state != null) {
-                state.confirmed = true;
-                state.signal();
+                state.confirm();
             }
         }
 
@@ -359,6 +357,17 @@ public final class ReleaseSignals implements AutoCloseable {
 
         synchronized long generation() {
             return this.generation;
+        }
+
+        /** Redis confirmed the subscription: a release may have gone unseen before, so it signals. */
+        synchronized void confirm() {
+            this.confirmed = true;
+            signal();
+        }
+
+        /** The generation once a pending confirmation (its signal) has come; read in one step with it. */
+        synchronized long generationOnceConfirmed() {
+            return this.confirmed ? this.generation : this.generation + 1;
         }
 
         boolean await(long seen, long timeoutNanos) throws InterruptedException {
@@ -426,6 +435,15 @@ public final class ReleaseSignals implements AutoCloseable {
         /** Returns the channel's current generation; read it before each acquire attempt. */
         public long generation() {
             return this.channel.generation();
+        }
+
+        /**
+         * Returns the generation the channel will be at once Redis has confirmed the subscription
+         * (the current one if it has): waiting past it waits for a release published after the
+         * subscription took effect, not for the confirmation's own signal.
+         */
+        public long generationOnceConfirmed() {
+            return this.channel.generationOnceConfirmed();
         }
 
         /**

@@ -69,7 +69,10 @@ public final class WaitLoop {
         }
         try (ReleaseSignals.Subscription subscription = signals.subscribe(channel)) {
             Backoff backoff = new Backoff();
-            long seen = subscription.generation();
+            // A courtesy lasts until another process releases, not until Redis confirms the
+            // subscription: that confirmation comes within a round trip, long before a process that
+            // was told of the release could have taken the lock and given it back.
+            long seen = courtesyNanos > 0 ? subscription.generationOnceConfirmed() : subscription.generation();
             long skip = 0;
             long pause = courtesyNanos > 0 ? courtesyNanos : backoff.nextNanos();
             // Joining a channel that is already live: a release since the first try may be unseen.

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.JedisPubSub;
 
 /**
  * The lock cohort: a grant passed between threads of one process without Redis, with fencing
@@ -225,6 +228,48 @@ class CohortIntegrationTests {
             assertThat(after.fencingToken())
                     .as("above every token the cohort handed out")
                     .isGreaterThan(highest);
+        }
+    }
+
+    @Test
+    void aProcessToldOfTheReleaseGetsTheFirstTryThoughItWakesSlowerThanTheNextLocalThread() throws Exception {
+        String name = "courtesy";
+        try (Turnstile withoutCohort = Turnstile.builder(this.client)
+                        .lockCohort(1, Duration.ofMillis(20))
+                        .build();
+                JedisPooled elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile elsewhere = Turnstile.builder(elsewhereClient).build()) {
+            RedisLock lock = withoutCohort.lock(name);
+            Lease first = lock.acquire(Duration.ZERO, null);
+            Future<Lease> next = queueBehind(lock, null, 1);
+            // Another process waits on the release channel; told of the release, it needs 5 ms to
+            // wake up and try (a busy machine): well within the courtesy, far longer than the next
+            // thread here needs to find the lock free.
+            CompletableFuture<Optional<Lease>> theirTry = new CompletableFuture<>();
+            JedisPubSub slowWaiter = new JedisPubSub() {
+                @Override
+                public void onMessage(String channel, String message) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+                    try {
+                        theirTry.complete(elsewhere.lock(name).tryAcquire(Duration.ZERO, null));
+                    } catch (RuntimeException e) {
+                        theirTry.completeExceptionally(e);
+                    }
+                    unsubscribe();
+                }
+            };
+            this.threads.submit(() -> elsewhereClient.subscribe(slowWaiter, "turnstile:free:{" + name + "}"));
+            await().atMost(Duration.ofSeconds(5)).until(slowWaiter::isSubscribed);
+
+            first.release();
+            Lease theirs = theirTry.get(5, TimeUnit.SECONDS)
+                    .orElseThrow(() -> new AssertionError("the next local thread took the lock before the"
+                            + " process that was told of the release had its try"));
+            assertThat(next).isNotDone();
+            theirs.release();
+            Lease mine = next.get(5, TimeUnit.SECONDS);
+            assertThat(mine.fencingToken()).isGreaterThan(theirs.fencingToken());
+            mine.release();
         }
     }
 
