@@ -69,13 +69,27 @@ final class LockScripts {
             """);
 
     /**
+     * Publishes a release on channel ARGV[2] with ARGV[3] (PUBLISH or SPUBLISH) and sets {@code
+     * told} to the waiters told: the clients subscribed to the channel itself.
+     */
+    private static final String TELL_WAITERS = """
+            local told = redis.call(ARGV[3], ARGV[2], 'free')
+            if told > 0 and ARGV[3] == 'PUBLISH' then
+              told = redis.call('PUBSUB', 'NUMSUB', ARGV[2])[2]
+            end
+            """;
+
+    /**
      * KEYS: lock. ARGV: owner token, release channel, PUBLISH or SPUBLISH. Deletes the lock only if this owner holds it
-     * and publishes the release. Returns -1 if not the owner, else the number of subscribers told.
+     * and publishes the release. Returns -1 if not the owner, else the number of waiters told: the
+     * clients subscribed to the channel itself (a client subscribed to a pattern, such as a
+     * monitoring tool's {@code PSUBSCRIBE *}, waits for no lock, though {@code PUBLISH} counts it).
      */
     static final LuaScript RELEASE = LuaScript.of("""
             if redis.call('GET', KEYS[1]) == ARGV[1] then
               redis.call('DEL', KEYS[1])
-              return redis.call(ARGV[3], ARGV[2], 'free')
+            """ + TELL_WAITERS + """
+              return told
             end
             return -1
             """);
@@ -84,7 +98,7 @@ final class LockScripts {
      * KEYS: lock. ARGV: owner token, release channel, PUBLISH or SPUBLISH, grant time (server ms),
      * hold ms. Like {@link #RELEASE}, but while less than the hold has passed since the grant (by
      * the server's clock) the lock is kept and set to expire when it has: returns -1 if not the
-     * owner, 0 if kept, else the number of subscribers told.
+     * owner, 0 if kept, else the number of waiters told (as {@link #RELEASE} counts them).
      */
     static final LuaScript RELEASE_AFTER = LuaScript.of("""
             if redis.call('GET', KEYS[1]) ~= ARGV[1] then
@@ -97,7 +111,8 @@ final class LockScripts {
               return 0
             end
             redis.call('DEL', KEYS[1])
-            return redis.call(ARGV[3], ARGV[2], 'free')
+            """ + TELL_WAITERS + """
+            return told
             """);
 
     /** KEYS: lock. ARGV: release channel, PUBLISH or SPUBLISH. Deletes the lock whoever holds it; 1 if held. */

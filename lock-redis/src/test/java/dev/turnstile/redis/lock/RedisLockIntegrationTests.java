@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.JedisPubSub;
 
 class RedisLockIntegrationTests {
 
@@ -153,6 +154,41 @@ class RedisLockIntegrationTests {
         assertThat(retried.get(0)).isEqualTo(1L);
         assertThat((Long) retried.get(1)).isGreaterThan((Long) first.get(1));
         assertThat(someoneElse.get(0)).isEqualTo(0L);
+    }
+
+    @Test
+    void aReleaseCountsTheWaitersOnItsChannelNotAClientSubscribedToAPattern() throws Exception {
+        List<String> acquire = List.of("turnstile:lock:{told}", "turnstile:fence:{told}");
+        List<String> release = List.of("owner-1", "turnstile:free:{told}", "PUBLISH");
+        JedisPubSub everything = new JedisPubSub() {};
+        JedisPubSub waiter = new JedisPubSub() {};
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (Jedis monitorConnection = redis.server().connect();
+                Jedis waiterConnection = redis.server().connect()) {
+            // A monitoring tool that hears everything: PUBLISH counts it, but it waits for no lock
+            // (counted, it would make the next local thread hold back for nobody).
+            pool.submit(() -> monitorConnection.psubscribe(everything, "*"));
+            await().atMost(Duration.ofSeconds(5)).until(everything::isSubscribed);
+            LockScripts.ACQUIRE.run(this.client, acquire, List.of("owner-1", "30000", "60000"));
+            assertThat(LockScripts.RELEASE.run(this.client, List.of(acquire.get(0)), release))
+                    .as("waiters told with only a pattern subscriber")
+                    .isEqualTo(0L);
+
+            pool.submit(() -> waiterConnection.subscribe(waiter, "turnstile:free:{told}"));
+            await().atMost(Duration.ofSeconds(5)).until(waiter::isSubscribed);
+            LockScripts.ACQUIRE.run(this.client, acquire, List.of("owner-1", "30000", "60000"));
+            assertThat(LockScripts.RELEASE.run(this.client, List.of(acquire.get(0)), release))
+                    .as("waiters told with one waiter and the pattern subscriber")
+                    .isEqualTo(1L);
+        } finally {
+            if (everything.isSubscribed()) {
+                everything.punsubscribe();
+            }
+            if (waiter.isSubscribed()) {
+                waiter.unsubscribe();
+            }
+            pool.shutdown();
+        }
     }
 
     @Test
