@@ -38,17 +38,29 @@ public abstract class LockContract {
 
     private final List<Lease> kept = new ArrayList<>();
 
+    /** The client the Turnstiles under test use: {@link #client} unless a subclass connects another. */
+    protected UnifiedJedis turnstileClient;
+
     /** Returns a new client of the deployment under test; closed after each test. */
     protected abstract UnifiedJedis connect();
+
+    /**
+     * Returns the client the Turnstiles under test use (closed after each test unless it is {@code
+     * client} itself); by default {@code client}, which the tests also use to read and write Redis.
+     */
+    protected UnifiedJedis connectTurnstile(UnifiedJedis client) {
+        return client;
+    }
 
     @BeforeEach
     void setUpContract() {
         this.client = connect();
-        this.turnstile = Turnstile.builder(this.client)
+        this.turnstileClient = connectTurnstile(this.client);
+        this.turnstile = Turnstile.builder(this.turnstileClient)
                 .defaultLease(Duration.ofSeconds(3))
                 .listener(this.lost::add)
                 .build();
-        this.otherProcess = Turnstile.builder(this.client).build();
+        this.otherProcess = Turnstile.builder(this.turnstileClient).build();
     }
 
     @AfterEach
@@ -56,6 +68,9 @@ public abstract class LockContract {
         this.kept.forEach(Lease::close);
         this.turnstile.close();
         this.otherProcess.close();
+        if (this.turnstileClient != this.client) {
+            this.turnstileClient.close();
+        }
         this.client.close();
     }
 
@@ -345,7 +360,7 @@ public abstract class LockContract {
 
     @Test
     void fencingTokensStrictlyIncreaseAcrossReleaseExpiryAndCounterExpiry() {
-        Turnstile shortFence = Turnstile.builder(this.client)
+        Turnstile shortFence = Turnstile.builder(this.turnstileClient)
                 .defaultLease(Duration.ofMillis(300))
                 .fenceRetention(Duration.ofMillis(100))
                 .build();
@@ -374,7 +389,7 @@ public abstract class LockContract {
         long aheadMicros = 60_000_000L;
         long counter = System.currentTimeMillis() * 1000 + aheadMicros;
         this.client.set("turnstile:fence:{ahead}", Long.toString(counter));
-        Turnstile retaining = Turnstile.builder(this.client)
+        Turnstile retaining = Turnstile.builder(this.turnstileClient)
                 .fenceRetention(Duration.ofSeconds(5))
                 .build();
         try (Lease lease = retaining.lock("ahead").acquire(Duration.ZERO, Duration.ofSeconds(10))) {

@@ -35,13 +35,25 @@ public abstract class SemaphoreContract {
     /** The Turnstile under test (default lease 3 s). */
     protected Turnstile turnstile;
 
+    /** The client the Turnstile under test uses: {@link #client} unless a subclass connects another. */
+    protected UnifiedJedis turnstileClient;
+
     /** Returns a new client of the deployment under test; closed after each test. */
     protected abstract UnifiedJedis connect();
+
+    /**
+     * Returns the client the Turnstile under test uses (closed after each test unless it is {@code
+     * client} itself); by default {@code client}, which the tests also use to read and write Redis.
+     */
+    protected UnifiedJedis connectTurnstile(UnifiedJedis client) {
+        return client;
+    }
 
     @BeforeEach
     void setUp() {
         this.client = connect();
-        this.turnstile = Turnstile.builder(this.client)
+        this.turnstileClient = connectTurnstile(this.client);
+        this.turnstile = Turnstile.builder(this.turnstileClient)
                 .defaultLease(Duration.ofSeconds(3))
                 .listener(this.lost::add)
                 .build();
@@ -50,6 +62,9 @@ public abstract class SemaphoreContract {
     @AfterEach
     void tearDown() {
         this.turnstile.close();
+        if (this.turnstileClient != this.client) {
+            this.turnstileClient.close();
+        }
         this.client.close();
     }
 
@@ -137,7 +152,7 @@ public abstract class SemaphoreContract {
 
     @Test
     void watchdogKeepsAPermitWithoutLeaseTime() {
-        Turnstile shortLease = Turnstile.builder(this.client)
+        Turnstile shortLease = Turnstile.builder(this.turnstileClient)
                 .defaultLease(Duration.ofMillis(300))
                 .build();
         try {

@@ -70,12 +70,17 @@ final class LockScripts {
 
     /**
      * Publishes a release on channel ARGV[2] with ARGV[3] (PUBLISH or SPUBLISH) and sets {@code
-     * told} to the waiters told: the clients subscribed to the channel itself.
+     * told} to the waiters told: the clients subscribed to the channel itself. (A Redis user that
+     * may not run {@code PUBSUB NUMSUB} gets PUBLISH's count, pattern subscribers included; the
+     * release itself never fails for it.)
      */
     private static final String TELL_WAITERS = """
             local told = redis.call(ARGV[3], ARGV[2], 'free')
             if told > 0 and ARGV[3] == 'PUBLISH' then
-              told = redis.call('PUBSUB', 'NUMSUB', ARGV[2])[2]
+              local subscribed = redis.pcall('PUBSUB', 'NUMSUB', ARGV[2])
+              if type(subscribed) == 'table' and subscribed[2] then
+                told = subscribed[2]
+              end
             end
             """;
 

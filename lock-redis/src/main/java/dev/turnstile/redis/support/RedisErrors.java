@@ -10,6 +10,10 @@ import redis.clients.jedis.exceptions.JedisException;
 /** Translates Jedis exceptions into Turnstile's at the boundary, keeping the cause. */
 public final class RedisErrors {
 
+    /** What to do about an ACL refusal. */
+    public static final String GRANT_ADVICE = "Grant that user the rule in the README's \"A Redis user for"
+            + " Turnstile\" (the server's ACL LOG names what was refused).";
+
     private RedisErrors() {}
 
     /**
@@ -24,7 +28,22 @@ public final class RedisErrors {
                             + " client bounds how long a call waits.",
                     cause);
         }
+        if (isRefusedToUser(cause)) {
+            return new TurnstileException(
+                    "Redis refused the command to " + operation + " to the user Turnstile connects as: "
+                            + cause.getMessage() + ". " + GRANT_ADVICE,
+                    cause);
+        }
         return new TurnstileException("Redis rejected the command to " + operation + ": " + cause.getMessage(), cause);
+    }
+
+    /**
+     * Whether {@code cause} is an ACL refusal: a command, key or channel the connection's Redis user
+     * may not use, called directly or from a script.
+     */
+    public static boolean isRefusedToUser(JedisException cause) {
+        String message = String.valueOf(cause.getMessage());
+        return message.startsWith("NOPERM") || message.contains("can't run this command or subcommand");
     }
 
     /** Whether {@code cause} means "Redis is not there or not ready", as opposed to a bad command. */

@@ -14,6 +14,7 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Wakes waiters when a lock or permit is released, through one shared pub/sub connection per
@@ -47,6 +48,8 @@ public final class ReleaseSignals implements AutoCloseable {
     private @Nullable Thread thread;
     private volatile boolean closed;
     private volatile long backoffMillis = 50;
+    /** Whether an ACL refusal of the signal connection was logged (once per hub). */
+    private volatile boolean refusalLogged;
 
     /**
      * Creates the hub; its connection is opened at the first subscription.
@@ -195,10 +198,21 @@ public final class ReleaseSignals implements AutoCloseable {
             try {
                 subscribe(listener);
             } catch (RuntimeException e) {
-                log.debug(
-                        "Release signal connection lost ({}); reconnecting in {} ms",
-                        e.getMessage(),
-                        this.backoffMillis);
+                if (e instanceof JedisException jedis && RedisErrors.isRefusedToUser(jedis)) {
+                    if (!this.refusalLogged) {
+                        this.refusalLogged = true;
+                        log.warn(
+                                "Redis refuses release signals to the user Turnstile connects as ({}): waiters"
+                                        + " poll at their backoff instead of waking at a release. {}",
+                                e.getMessage(),
+                                RedisErrors.GRANT_ADVICE);
+                    }
+                } else {
+                    log.debug(
+                            "Release signal connection lost ({}); reconnecting in {} ms",
+                            e.getMessage(),
+                            this.backoffMillis);
+                }
             } finally {
                 synchronized (this.connectionLock) {
                     if (this.connection == listener) {

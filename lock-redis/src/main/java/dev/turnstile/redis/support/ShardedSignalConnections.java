@@ -16,6 +16,7 @@ import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisShardedPubSub;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.resps.ClusterShardInfo;
 import redis.clients.jedis.resps.ClusterShardNodeInfo;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -197,6 +198,9 @@ final class ShardedSignalConnections {
         return this.anchorPrefix + ":{0}";
     }
 
+    /** Whether an ACL refusal of CLUSTER SHARDS was logged (once). */
+    private boolean refusalLogged;
+
     private @Nullable String ownerOf(String channel) {
         if (this.slotOwners == null) {
             this.slotOwners = loadSlotOwners();
@@ -229,6 +233,18 @@ final class ShardedSignalConnections {
                 }
                 return owners;
             } catch (RuntimeException e) {
+                if (e instanceof JedisException jedis && RedisErrors.isRefusedToUser(jedis)) {
+                    if (this.refusalLogged) {
+                        return null;
+                    }
+                    this.refusalLogged = true;
+                    log.warn(
+                            "Redis refuses CLUSTER SHARDS to the user Turnstile connects as ({}): waiters poll"
+                                    + " at their backoff instead of waking at a release. {}",
+                            e.getMessage(),
+                            RedisErrors.GRANT_ADVICE);
+                    return null;
+                }
                 log.debug("Could not read the cluster's shards from one node: {}", e.getMessage());
             }
         }

@@ -6,12 +6,16 @@ import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.spring.BootLine;
 import dev.turnstile.spring.autoconfigure.TurnstileAutoConfiguration;
+import dev.turnstile.redis.semaphore.Permit;
 import dev.turnstile.test.redis.RedisServerExtension;
+import dev.turnstile.test.redis.RestrictedRedisUser;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.UnifiedJedis;
@@ -106,6 +110,35 @@ class TurnstileRedisConfigurationTests {
                         .getFailure()
                         .rootCause()
                         .hasMessageContaining("spring.data.redis.ssl.bundle is set"));
+    }
+
+    @Test
+    void theRedisUserAndPasswordOfSpringDataRedisAreTheOnesTurnstileConnectsAs() {
+        RestrictedRedisUser.createOn(redis.server());
+        String[] properties = {
+            "spring.data.redis.host=127.0.0.1",
+            "spring.data.redis.port=" + redis.server().port(),
+            "spring.data.redis.username=" + RestrictedRedisUser.NAME,
+            "spring.data.redis.password=" + RestrictedRedisUser.PASSWORD
+        };
+        ContextConsumer<AssertableApplicationContext> locksAsTheRestrictedUser = context -> {
+            try (Jedis admin = redis.server().connect()) {
+                admin.aclLogReset();
+                Turnstile turnstile = context.getBean(Turnstile.class);
+                assertLocks(turnstile, 0);
+                try (Permit permit = turnstile.semaphore("where", 1).acquire(Duration.ZERO, null)) {
+                    assertThat(permit.isHeld()).isTrue();
+                }
+                assertThat(turnstile.diagnostics().health().up()).isTrue();
+                assertThat(admin.clientList()).contains("user=" + RestrictedRedisUser.NAME);
+                assertThat(admin.aclLog()).as("nothing was refused to the user").isEmpty();
+            }
+        };
+        new ApplicationContextRunner()
+                .withConfiguration(BootLine.turnstile())
+                .withPropertyValues(properties)
+                .run(locksAsTheRestrictedUser);
+        this.withoutBootRedis.withPropertyValues(properties).run(locksAsTheRestrictedUser);
     }
 
     private static void assertLocks(Turnstile turnstile, int database) {

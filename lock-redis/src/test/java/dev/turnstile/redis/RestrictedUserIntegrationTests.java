@@ -1,0 +1,159 @@
+package dev.turnstile.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.redis.semaphore.Permit;
+import dev.turnstile.test.redis.RedisServer;
+import dev.turnstile.test.redis.RedisServerExtension;
+import dev.turnstile.test.redis.RestrictedRedisUser;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+
+/**
+ * What the contract suites do not reach, as the README's restricted Redis user: the operator's
+ * calls (is it locked, force-release, the health check, the inspector), grants that wait for a
+ * replica ({@code minReplicas}), and that the user really is restricted.
+ */
+class RestrictedUserIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private JedisPooled restricted;
+
+    @BeforeEach
+    void setUp() {
+        RestrictedRedisUser.createOn(redis.server());
+        try (Jedis admin = redis.server().connect()) {
+            admin.aclLogReset();
+        }
+        this.restricted = RestrictedRedisUser.connect(redis.server());
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.restricted.close();
+    }
+
+    @Test
+    void theUserReachesOnlyKeysAndChannelsUnderThePrefixAndNoAdministration() {
+        assertThat(this.restricted.ping()).isEqualTo("PONG");
+        assertThatThrownBy(() -> this.restricted.get("session:1"))
+                .isInstanceOf(JedisAccessControlException.class)
+                .hasMessageContaining("NOPERM");
+        assertThatThrownBy(() -> this.restricted.publish("orders", "x"))
+                .isInstanceOf(JedisAccessControlException.class)
+                .hasMessageContaining("NOPERM");
+        assertThatThrownBy(() -> this.restricted.flushAll())
+                .isInstanceOf(JedisAccessControlException.class)
+                .hasMessageContaining("NOPERM");
+        assertThatThrownBy(() -> this.restricted.keys("*"))
+                .isInstanceOf(JedisAccessControlException.class)
+                .hasMessageContaining("NOPERM");
+    }
+
+    @Test
+    void operatorCallsWork() {
+        try (Turnstile turnstile = Turnstile.builder(this.restricted).build()) {
+            Lease lease = turnstile.lock("item:42").acquire(Duration.ZERO, null);
+            Permit permit = turnstile.semaphore("account:7", 2).acquire(Duration.ZERO, null);
+            assertThat(turnstile.lock("item:42").isLocked()).isTrue();
+            assertThat(turnstile.diagnostics().health().up()).isTrue();
+            assertThat(turnstile.diagnostics().heldLocks())
+                    .extracting(held -> held.name())
+                    .containsExactly("item:42");
+            assertThat(turnstile.diagnostics().semaphores())
+                    .extracting(state -> state.name())
+                    .containsExactly("account:7");
+            assertThat(turnstile.lock("item:42").forceRelease()).containsExactly("item:42");
+            assertThat(lease.release()).isFalse();
+            assertThat(permit.release()).isTrue();
+            assertThat(turnstile.lock("item:42").isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void grantsThatWaitForAReplicaWork() {
+        RedisServer replica = redis.startServer(builder -> builder.arguments(
+                "--replicaof", "127.0.0.1", Integer.toString(redis.server().port())));
+        RestrictedRedisUser.createOn(replica);
+        try (Turnstile turnstile = Turnstile.builder(this.restricted)
+                .minReplicas(1, Duration.ofMillis(500))
+                .build()) {
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> redis.server().client().info("replication").contains("state=online"));
+            try (Lease lease = turnstile.lock("replicated").acquire(Duration.ZERO, null)) {
+                assertThat(lease.isHeld()).isTrue();
+                lease.extend(Duration.ofSeconds(10));
+            }
+            try (Permit permit = turnstile.semaphore("replicated-sem", 1).acquire(Duration.ZERO, null)) {
+                assertThat(permit.isHeld()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aWaiterInAnotherProcessSubscribesToTheReleaseAndLeavesTheChannelAfter() throws Exception {
+        try (Turnstile holder = Turnstile.builder(this.restricted).build();
+                Turnstile waiter = Turnstile.builder(this.restricted).build();
+                Jedis admin = redis.server().connect()) {
+            Lease held = holder.lock("signalled").acquire(Duration.ZERO, null);
+            CompletableFuture<Lease> next =
+                    CompletableFuture.supplyAsync(() -> waiter.lock("signalled").acquire(Duration.ofSeconds(30), null));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(
+                            () -> admin.pubsubNumSub("turnstile:free:{signalled}")
+                                    .get("turnstile:free:{signalled}"),
+                            count -> count == 1L);
+            held.release();
+            try (Lease lease = next.get(5, TimeUnit.SECONDS)) {
+                assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+            }
+            await().atMost(Duration.ofSeconds(5))
+                    .until(
+                            () -> admin.pubsubNumSub("turnstile:free:{signalled}")
+                                    .get("turnstile:free:{signalled}"),
+                            count -> count == 0L);
+            assertThat(admin.aclLog()).as("nothing was refused to the user").isEmpty();
+        }
+    }
+
+    @Test
+    void aRefusedReleaseSaysWhatToGrantAndTheLockStillExpires() {
+        RestrictedRedisUser.createOn(redis.server(), "no-del", RestrictedRedisUser.RULES.replace(" +del", ""));
+        try (JedisPooled lacking = RestrictedRedisUser.connect(redis.server(), "no-del");
+                Turnstile turnstile = Turnstile.builder(lacking).build()) {
+            Lease lease = turnstile.lock("undeletable").acquire(Duration.ZERO, Duration.ofSeconds(1));
+            assertThatThrownBy(lease::release)
+                    .isInstanceOf(TurnstileException.class)
+                    .hasMessageContaining("release lock 'undeletable'")
+                    .hasMessageContaining("to the user Turnstile connects as")
+                    .hasMessageContaining("A Redis user for Turnstile");
+            assertThat(redis.server().client().pttl("turnstile:lock:{undeletable}"))
+                    .as("the refused release left the lock with its time to live")
+                    .isBetween(1L, 1_000L);
+            assertThat(turnstile.lock("undeletable").tryAcquire(Duration.ofSeconds(3), Duration.ofSeconds(1)))
+                    .as("free again once it expired")
+                    .isPresent();
+        }
+    }
+
+    @Test
+    void theReadmeGivesExactlyThisUser() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        assertThat(readme).contains(RestrictedRedisUser.setUserCommand());
+    }
+}
