@@ -7,6 +7,6 @@ class ClusterLockContractTests extends LockContract {
 
     @Override
     protected UnifiedJedis connect() {
-        return SharedCluster.newClient();
+        return SharedCluster.newClientOnEmptyCluster();
     }
 }

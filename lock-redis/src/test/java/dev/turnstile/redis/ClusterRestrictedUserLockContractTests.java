@@ -23,7 +23,7 @@ class ClusterRestrictedUserLockContractTests extends LockContract {
 
     @Override
     protected UnifiedJedis connect() {
-        return SharedCluster.newClient();
+        return SharedCluster.newClientOnEmptyCluster();
     }
 
     @Override

@@ -7,6 +7,6 @@ class ClusterSemaphoreContractTests extends SemaphoreContract {
 
     @Override
     protected UnifiedJedis connect() {
-        return SharedCluster.newClient();
+        return SharedCluster.newClientOnEmptyCluster();
     }
 }

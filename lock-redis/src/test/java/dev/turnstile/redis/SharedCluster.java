@@ -1,6 +1,7 @@
 package dev.turnstile.redis;
 
 import dev.turnstile.test.redis.RedisCluster;
+import dev.turnstile.test.redis.RedisServer;
 import java.time.Duration;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -16,6 +17,15 @@ final class SharedCluster {
 
     static synchronized UnifiedJedis newClient() {
         return cluster().newClient(Duration.ofSeconds(2));
+    }
+
+    /**
+     * Empties every master, then returns a new client: the contract suites share the cluster and
+     * use the same names, so each of their tests starts from nothing, as on a server of its own.
+     */
+    static synchronized UnifiedJedis newClientOnEmptyCluster() {
+        cluster().masters().forEach(RedisServer::flushAll);
+        return newClient();
     }
 
     static synchronized RedisCluster cluster() {
