@@ -158,8 +158,6 @@ class RedisLockIntegrationTests {
 
     @Test
     void aReleaseCountsTheWaitersOnItsChannelNotAClientSubscribedToAPattern() throws Exception {
-        List<String> acquire = List.of("turnstile:lock:{told}", "turnstile:fence:{told}");
-        List<String> release = List.of("owner-1", "turnstile:free:{told}", "PUBLISH");
         JedisPubSub everything = new JedisPubSub() {};
         JedisPubSub waiter = new JedisPubSub() {};
         ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -169,15 +167,13 @@ class RedisLockIntegrationTests {
             // (counted, it would make the next local thread hold back for nobody).
             pool.submit(() -> monitorConnection.psubscribe(everything, "*"));
             await().atMost(Duration.ofSeconds(5)).until(everything::isSubscribed);
-            LockScripts.ACQUIRE.run(this.client, acquire, List.of("owner-1", "30000", "60000"));
-            assertThat(LockScripts.RELEASE.run(this.client, List.of(acquire.get(0)), release))
+            assertThat(acquireAndRelease("told"))
                     .as("waiters told with only a pattern subscriber")
                     .isEqualTo(0L);
 
             pool.submit(() -> waiterConnection.subscribe(waiter, "turnstile:free:{told}"));
             await().atMost(Duration.ofSeconds(5)).until(waiter::isSubscribed);
-            LockScripts.ACQUIRE.run(this.client, acquire, List.of("owner-1", "30000", "60000"));
-            assertThat(LockScripts.RELEASE.run(this.client, List.of(acquire.get(0)), release))
+            assertThat(acquireAndRelease("told"))
                     .as("waiters told with one waiter and the pattern subscriber")
                     .isEqualTo(1L);
         } finally {
@@ -189,6 +185,15 @@ class RedisLockIntegrationTests {
             }
             pool.shutdown();
         }
+    }
+
+    /** Runs the acquire and release scripts on lock {@code name}; returns what the release returned. */
+    private Object acquireAndRelease(String name) {
+        String key = "turnstile:lock:{" + name + "}";
+        LockScripts.ACQUIRE.run(
+                this.client, List.of(key, "turnstile:fence:{" + name + "}"), List.of("owner-1", "30000", "60000"));
+        return LockScripts.RELEASE.run(
+                this.client, List.of(key), List.of("owner-1", "turnstile:free:{" + name + "}", "PUBLISH"));
     }
 
     @Test
