@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
@@ -148,6 +149,23 @@ class RestrictedUserIntegrationTests {
             assertThat(turnstile.lock("undeletable").tryAcquire(Duration.ofSeconds(3), Duration.ofSeconds(1)))
                     .as("free again once it expired")
                     .isPresent();
+        }
+    }
+
+    @Test
+    void aWrongPasswordSaysToCheckTheCredentials() {
+        try (JedisPooled wrong = new JedisPooled(
+                        redis.server().hostAndPort(),
+                        DefaultJedisClientConfig.builder()
+                                .user(RestrictedRedisUser.NAME)
+                                .password("wrong")
+                                .build());
+                Turnstile turnstile = Turnstile.builder(wrong).build()) {
+            assertThatThrownBy(() -> turnstile.lock("item:42").tryAcquire())
+                    .isInstanceOf(TurnstileException.class)
+                    .hasMessageContaining("Redis refused the credentials Turnstile connects with")
+                    .hasMessageContaining("WRONGPASS")
+                    .hasMessageContaining("spring.data.redis.password");
         }
     }
 

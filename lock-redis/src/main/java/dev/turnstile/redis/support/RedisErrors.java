@@ -28,13 +28,30 @@ public final class RedisErrors {
                             + " client bounds how long a call waits.",
                     cause);
         }
+        String message = String.valueOf(cause.getMessage());
+        if (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")) {
+            return new TurnstileException(
+                    "Redis refused the credentials Turnstile connects with, trying to " + operation + ": "
+                            + withoutFinalPeriod(message) + ". Check the user name and password of the"
+                            + " Redis client (with Spring Boot: spring.data.redis.username and"
+                            + " spring.data.redis.password).",
+                    cause);
+        }
         if (isRefusedToUser(cause)) {
             return new TurnstileException(
                     "Redis refused the command to " + operation + " to the user Turnstile connects as: "
-                            + cause.getMessage() + ". " + GRANT_ADVICE,
+                            + withoutFinalPeriod(message) + ". " + GRANT_ADVICE,
                     cause);
         }
         return new TurnstileException("Redis rejected the command to " + operation + ": " + cause.getMessage(), cause);
+    }
+
+    private static String withoutFinalPeriod(String message) {
+        String trimmed = message.strip();
+        while (trimmed.endsWith(".")) {
+            trimmed = trimmed.substring(0, trimmed.length() - 1);
+        }
+        return trimmed;
     }
 
     /**
