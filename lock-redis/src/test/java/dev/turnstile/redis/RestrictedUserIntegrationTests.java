@@ -8,7 +8,10 @@ import dev.turnstile.redis.semaphore.Permit;
 import dev.turnstile.test.redis.RedisServer;
 import dev.turnstile.test.redis.RedisServerExtension;
 import dev.turnstile.test.redis.RestrictedRedisUser;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -150,6 +153,35 @@ class RestrictedUserIntegrationTests {
                     .as("free again once it expired")
                     .isPresent();
         }
+    }
+
+    @Test
+    void aUserRefusedReleaseSignalsStillGetsTheLockByPollingAndIsWarnedOnce() throws Exception {
+        RestrictedRedisUser.createOn(
+                redis.server(), "no-signals", RestrictedRedisUser.RULES.replace(" +subscribe", ""));
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        try (JedisPooled lacking = RestrictedRedisUser.connect(redis.server(), "no-signals");
+                Turnstile holder = Turnstile.builder(this.restricted).build();
+                Turnstile polling = Turnstile.builder(lacking).build()) {
+            Lease held = holder.lock("unsignalled").acquire(Duration.ZERO, null);
+            CompletableFuture<Lease> next = CompletableFuture.supplyAsync(
+                    () -> polling.lock("unsignalled").acquire(Duration.ofSeconds(30), null));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> log.toString(StandardCharsets.UTF_8).contains("Redis refuses release signals"));
+            held.release();
+            try (Lease lease = next.get(10, TimeUnit.SECONDS)) {
+                assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+            }
+        } finally {
+            System.setErr(stderr);
+        }
+        String logged = log.toString(StandardCharsets.UTF_8);
+        assertThat(logged.split("Redis refuses release signals", -1))
+                .as("warned once, though the connection was refused again and again")
+                .hasSize(2);
+        assertThat(logged).contains("WARN").contains("A Redis user for Turnstile");
     }
 
     @Test
