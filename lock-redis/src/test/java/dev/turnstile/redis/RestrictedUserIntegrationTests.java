@@ -156,6 +156,29 @@ class RestrictedUserIntegrationTests {
     }
 
     @Test
+    void aGrantWrittenBeforeARefusedCommandIsFreedNotLeftForItsLease() {
+        // The acquire script sets the lock key, then reads the server's clock: a user without TIME
+        // gets the key written and the script failed.
+        RestrictedRedisUser.createOn(redis.server(), "no-time", RestrictedRedisUser.RULES.replace(" +time", ""));
+        try (JedisPooled lacking = RestrictedRedisUser.connect(redis.server(), "no-time");
+                Turnstile misconfigured = Turnstile.builder(lacking).build();
+                Turnstile configured = Turnstile.builder(this.restricted).build()) {
+            assertThatThrownBy(() -> misconfigured.lock("half-written").tryAcquire(Duration.ZERO, null))
+                    .isInstanceOf(TurnstileException.class)
+                    .hasMessageContaining("acquire lock 'half-written'")
+                    .hasMessageContaining("A Redis user for Turnstile");
+            assertThat(redis.server().client().exists("turnstile:lock:{half-written}"))
+                    .as("the half-written grant was freed")
+                    .isFalse();
+            assertThat(configured.lock("half-written").tryAcquire(Duration.ZERO, null))
+                    .as("a correctly configured client gets it at once, not after the 30 s lease")
+                    .isPresent()
+                    .get()
+                    .satisfies(Lease::release);
+        }
+    }
+
+    @Test
     void aUserRefusedReleaseSignalsStillGetsTheLockByPollingAndIsWarnedOnce() throws Exception {
         RestrictedRedisUser.createOn(
                 redis.server(), "no-signals", RestrictedRedisUser.RULES.replace(" +subscribe", ""));

@@ -3,7 +3,6 @@ package dev.turnstile.redis.lock;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.NamedLock;
-import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.support.Acquisition;
 import dev.turnstile.redis.support.Arguments;
 import dev.turnstile.redis.support.TurnstileRuntime;
@@ -175,7 +174,9 @@ public final class RedisLock implements NamedLock {
                             args,
                             "Lock '" + name + "'",
                             () -> releaseQuietly(name, key, gate.channel, owner));
-        } catch (RedisUnavailableException e) {
+        } catch (RuntimeException e) {
+            // Unreachable, or a script that failed part-way (a command the Redis user may not run)
+            // after its SET: free what it may have granted instead of leaving it for the lease.
             releaseQuietly(name, key, gate.channel, owner);
             throw e;
         }

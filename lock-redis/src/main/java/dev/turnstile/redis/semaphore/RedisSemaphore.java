@@ -174,7 +174,8 @@ public final class RedisSemaphore {
         List<?> reply;
         try {
             reply = (List<?>) (this.fair ? runFair(id, lease, staysQueued) : runUnfair(id, lease));
-        } catch (RedisUnavailableException e) {
+        } catch (RuntimeException e) {
+            // Unreachable, or a script that failed part-way: free what it may have granted.
             releaseQuietly(id);
             throw e;
         }
