@@ -181,21 +181,15 @@ public final class History {
          * @return what {@code release} answered
          */
         public boolean release(BooleanSupplier release) {
-            long now = HistoryClock.nowMicros();
+            return releaseAll(List.of(this), release);
+        }
+
+        private void ended(long now) {
             update(h -> with(h, h.token(), h.returned(), now, h.lossReported(), h.lossOverdueMicros(), h.outcome()));
-            boolean kept;
-            try {
-                kept = release.getAsBoolean();
-            } catch (RuntimeException e) {
-                update(h ->
-                        h.lossWasReported() ? h : with(h, h.token(), h.returned(), h.ended(), now, -1, h.outcome()));
-                throw e;
-            }
-            if (!kept) {
-                update(h ->
-                        h.lossWasReported() ? h : with(h, h.token(), h.returned(), h.ended(), now, -1, h.outcome()));
-            }
-            return kept;
+        }
+
+        private void lostAtRelease(long now) {
+            update(h -> h.lossWasReported() ? h : with(h, h.token(), h.returned(), h.ended(), now, -1, h.outcome()));
         }
 
         private void update(java.util.function.UnaryOperator<Hold> change) {
@@ -203,6 +197,28 @@ public final class History {
                 put(this.id, change.apply(get(this.id)));
             }
         }
+    }
+
+    /**
+     * Ends the holds of one acquisition of several names (a multi-key lock) at once: every one ends
+     * now, before {@code release} is called once; as {@link Recording#release} otherwise.
+     *
+     * @return what {@code release} answered
+     */
+    public static boolean releaseAll(List<Recording> recordings, BooleanSupplier release) {
+        long now = HistoryClock.nowMicros();
+        recordings.forEach(r -> r.ended(now));
+        boolean kept;
+        try {
+            kept = release.getAsBoolean();
+        } catch (RuntimeException e) {
+            recordings.forEach(r -> r.lostAtRelease(now));
+            throw e;
+        }
+        if (!kept) {
+            recordings.forEach(r -> r.lostAtRelease(now));
+        }
+        return kept;
     }
 
     private static Hold with(

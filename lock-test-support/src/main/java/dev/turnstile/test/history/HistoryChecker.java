@@ -12,9 +12,10 @@ import java.util.Map;
  * Judges a history of holds. For every name:
  *
  * <ul>
- *   <li>no two holds of a lock overlap, unless the earlier one's loss was reported (by a listener,
- *       or by its release answering false) and its token is the lower one: an <em>explained</em>
- *       overlap, the most a lease-based lock can promise a holder that stalls;
+ *   <li>no two holds of a lock overlap, unless the one with the lower token (the earlier grant, as
+ *       fencing storage sees it) had its loss reported, by a listener or by its release answering
+ *       false: an <em>explained</em> overlap, the most a lease-based lock can promise a holder
+ *       that stalls;
  *   <li>a semaphore of limit N never has more than N holds at once whose loss was not reported;
  *   <li>tokens increase with real time: a hold asked for after another was granted has the larger
  *       token (an <em>inversion</em> otherwise);
@@ -114,22 +115,29 @@ public final class HistoryChecker {
         }
     }
 
+    /**
+     * Two holds of a lock that overlap are explained when the one with the lower token (the earlier
+     * grant in Redis, as fencing storage sees it: a token that contradicts real time is an inversion
+     * of its own) had its loss reported, in time.
+     */
     private void checkExclusion(List<Hold> holds, Verdict verdict) {
         for (int i = 0; i < holds.size(); i++) {
-            Hold earlier = holds.get(i);
-            long end = end(earlier);
+            Hold first = holds.get(i);
+            long end = end(first);
             for (int j = i + 1; j < holds.size() && holds.get(j).returned() < end; j++) {
-                Hold later = holds.get(j);
+                Hold second = holds.get(j);
                 verdict.overlaps++;
-                boolean explained = earlier.lossWasReported() && earlier.token() < later.token();
-                if (!explained) {
+                Hold lower = first.token() < second.token() ? first : second;
+                Hold higher = lower == first ? second : first;
+                if (first.token() == second.token() || !lower.lossWasReported()) {
                     verdict.unexplainedOverlaps++;
-                    verdict.note("overlap not explained: " + earlier + " and " + later);
-                } else if (earlier.lossReported() > later.returned() + this.lossBoundMicros
-                        && !pausedDuring(earlier.process(), later.returned(), earlier.lossReported())) {
+                    verdict.note("overlap not explained: " + first + " and " + second);
+                } else if (lower.lossReported() > Math.max(higher.returned(), lower.returned()) + this.lossBoundMicros
+                        && !pausedDuring(lower.process(), higher.returned(), lower.lossReported())) {
                     verdict.lateLosses++;
-                    verdict.note("overlapped hold reported lost " + (earlier.lossReported() - later.returned()) / 1000
-                            + " ms after the other's grant: " + earlier + " and " + later);
+                    verdict.note("overlapped hold reported lost "
+                            + (lower.lossReported() - Math.max(higher.returned(), lower.returned())) / 1000
+                            + " ms after the overlap began: " + lower + " and " + higher);
                 }
             }
         }
