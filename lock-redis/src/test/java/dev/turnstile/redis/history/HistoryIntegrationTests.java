@@ -1,0 +1,120 @@
+package dev.turnstile.redis.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.turnstile.test.history.HistoryChecker;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every primitive under every fault the README names, judged by one history checker: no overlap
+ * that a reported loss does not explain, tokens that increase with real time, never more than N
+ * permits, losses reported in time, nothing hangs. The short schedule runs in {@code ./mvnw
+ * verify}; the long one ({@code -Dhistory.schedule=long}) is what the README's guarantees table
+ * shows, written to {@code target/history/table.md}.
+ */
+class HistoryIntegrationTests {
+
+    private static final boolean LONG = "long".equals(System.getProperty("history.schedule"));
+    private static final Duration CELL = LONG ? Duration.ofSeconds(15) : Duration.ofMillis(1500);
+    private static final Duration FAILOVER_CELL = LONG ? Duration.ofSeconds(20) : Duration.ofSeconds(6);
+
+    /** Cells whose non-zero counts come from a condition the README states, with that condition. */
+    private static final Map<Fault, String> CONDITIONS = Map.of(
+            Fault.FAILOVER, "a grant or a counter increment the replica had not received is lost with the old master");
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final HistoryRun runs = new HistoryRun(redis);
+    private static final List<String> rows = new ArrayList<>();
+
+    /** {@code -Dhistory.only=LOCK,FORCE_RELEASE} runs only the cells that name both (or either, if one is given). */
+    private static final List<String> ONLY =
+            List.of(System.getProperty("history.only", "").split(","));
+
+    static Stream<Arguments> cells() {
+        List<Arguments> cells = new ArrayList<>();
+        for (Primitive primitive : Primitive.values()) {
+            for (Fault fault : Fault.values()) {
+                if (applies(primitive, fault) && selected(primitive, fault)) {
+                    cells.add(Arguments.of(primitive, fault));
+                }
+            }
+        }
+        return cells.stream();
+    }
+
+    private static boolean selected(Primitive primitive, Fault fault) {
+        List<String> names = ONLY.stream().filter(n -> !n.isBlank()).toList();
+        boolean primitiveNamed = names.stream().anyMatch(n -> n.equals(primitive.name()));
+        boolean faultNamed = names.stream().anyMatch(n -> n.equals(fault.name()));
+        boolean anyPrimitive = names.stream()
+                .anyMatch(n -> java.util.Arrays.stream(Primitive.values())
+                        .anyMatch(p -> p.name().equals(n)));
+        boolean anyFault = names.stream()
+                .anyMatch(n -> java.util.Arrays.stream(Fault.values())
+                        .anyMatch(f -> f.name().equals(n)));
+        return (!anyPrimitive || primitiveNamed) && (!anyFault || faultNamed);
+    }
+
+    private static boolean applies(Primitive primitive, Fault fault) {
+        if (primitive == Primitive.REDLOCK && fault.needsSentinel()) {
+            return false; // Redlock runs on independent masters, not on a replicated one
+        }
+        if (primitive.isSemaphore() && fault == Fault.FORCE_RELEASE) {
+            return false; // a semaphore has no force-release
+        }
+        return true;
+    }
+
+    @ParameterizedTest(name = "{0} under {1}")
+    @MethodSource("cells")
+    void everyHoldIsExplained(Primitive primitive, Fault fault) throws Exception {
+        HistoryRun.Result result = runs.run(primitive, fault, fault.needsSentinel() ? FAILOVER_CELL : CELL);
+        HistoryChecker.Verdict verdict = result.verdict();
+        String condition = CONDITIONS.get(fault);
+        synchronized (rows) {
+            rows.add("| " + primitive.label + " | " + fault.label + " | " + result.faults() + " | " + verdict.cells()
+                    + " | " + (condition == null ? "" : condition) + " |");
+        }
+        System.out.println(primitive.label + " under " + fault.label + " (" + result.faults() + " faults): " + verdict);
+        assertThat(verdict.holds()).as("the workload made progress").isPositive();
+        assertThat(verdict.hangs()).as("nothing hangs: %s", verdict).isZero();
+        assertThat(verdict.lateLosses())
+                .as("losses reported in time: %s", verdict)
+                .isZero();
+        if (condition == null) {
+            assertThat(verdict.unexplainedOverlaps())
+                    .as("overlaps explained: %s", verdict)
+                    .isZero();
+            assertThat(verdict.tokenInversions())
+                    .as("tokens increase: %s", verdict)
+                    .isZero();
+        }
+    }
+
+    @AfterAll
+    static void writeTable() throws IOException {
+        Path dir = Path.of("target", "history");
+        Files.createDirectories(dir);
+        List<String> table = new ArrayList<>();
+        table.add("| primitive | fault | faults applied | holds | overlaps | not explained | token inversions"
+                + " | losses reported late | hangs | condition |");
+        table.add("|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        table.addAll(rows);
+        Files.write(dir.resolve(LONG ? "table-long.md" : "table.md"), table);
+    }
+}
