@@ -29,21 +29,31 @@ final class AllOrNothing {
         if (names.size() == 1) {
             return one.acquire(names.get(0), startNanos, deadlineNanos);
         }
-        List<Lease> taken = new ArrayList<>(names.size());
-        try {
-            for (String name : names) {
-                Optional<Lease> lease = one.acquire(name, startNanos, deadlineNanos);
-                if (lease.isEmpty()) {
-                    releaseAll(taken);
-                    return Optional.empty();
+        while (true) {
+            List<Lease> taken = new ArrayList<>(names.size());
+            try {
+                for (String name : names) {
+                    Optional<Lease> lease = one.acquire(name, startNanos, deadlineNanos);
+                    if (lease.isEmpty()) {
+                        releaseAll(taken);
+                        return Optional.empty();
+                    }
+                    taken.add(lease.get());
                 }
-                taken.add(lease.get());
+            } catch (RuntimeException e) {
+                releaseAll(taken);
+                throw e;
             }
-        } catch (RuntimeException e) {
+            // A name taken first may have been lost while a later one was waited for: never hand out
+            // a lease that is not held on every name. Start again while the wait lasts.
+            if (taken.stream().allMatch(Lease::isHeld)) {
+                return Optional.of(new MultiLease(taken));
+            }
             releaseAll(taken);
-            throw e;
+            if (deadlineNanos - System.nanoTime() <= 0) {
+                return Optional.empty();
+            }
         }
-        return Optional.of(taken.size() == 1 ? taken.get(0) : new MultiLease(taken));
     }
 
     private static void releaseAll(List<Lease> taken) {
