@@ -1,5 +1,6 @@
 package dev.turnstile.redis.inspect;
 
+import dev.turnstile.redis.support.RedisKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +80,10 @@ public final class LockInspector {
         scan(prefix + ":lock:*", key -> {
             String owner = this.redis.get(key);
             long ttl = this.redis.pttl(key);
-            if (owner != null && key.startsWith(start) && key.endsWith("}")) {
+            if (owner != null
+                    && !owner.equals(RedisKeys.FORCE_RELEASED)
+                    && key.startsWith(start)
+                    && key.endsWith("}")) {
                 locks.add(new HeldLock(
                         key.substring(start.length(), key.length() - 1),
                         key,

@@ -95,7 +95,14 @@ public final class RedisLock implements NamedLock {
                             List.of(this.runtime.keys().lock(name)),
                             List.of(
                                     this.runtime.keys().lockChannel(name),
-                                    this.runtime.signalMode().publishCommand()));
+                                    this.runtime.signalMode().publishCommand(),
+                                    // at least 1 ms: PX must be positive
+                                    Long.toString(Math.max(
+                                            1,
+                                            this.runtime
+                                                    .settings()
+                                                    .cohortMaxAge()
+                                                    .toMillis()))));
             if (deleted == 1) {
                 log.warn("Force-released lock '{}'", name);
                 freed.add(name);

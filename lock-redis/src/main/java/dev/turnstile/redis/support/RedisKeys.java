@@ -5,7 +5,8 @@ package dev.turnstile.redis.support;
  * name inside one hash tag, so all of them land in one Redis Cluster slot:
  *
  * <pre>
- * {prefix}:lock:{name}          STRING  owner token, PX = lease
+ * {prefix}:lock:{name}          STRING  owner token, PX = lease ("force-released" for a moment after a
+ *                                       forced release)
  * {prefix}:fence:{name}         STRING  the lock's fencing counter
  * {prefix}:free:{name}          channel published on release
  * {prefix}:sem:{name}           ZSET    permit id, score = expiry (server ms)
@@ -14,6 +15,12 @@ package dev.turnstile.redis.support;
  * </pre>
  */
 public final class RedisKeys {
+
+    /**
+     * The value a forced release leaves in a lock key for the lock cohort's longest age: no owner
+     * holds it, and nobody can take it until it expires.
+     */
+    public static final String FORCE_RELEASED = "force-released";
 
     private final String prefix;
 
