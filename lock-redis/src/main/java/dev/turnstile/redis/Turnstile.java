@@ -135,7 +135,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * of this time until released. 30 s by default: a crashed holder blocks others this long.
          */
         public Builder defaultLease(Duration defaultLease) {
-            this.defaultLease = Arguments.requirePositive(defaultLease, "defaultLease");
+            this.defaultLease = Arguments.requireLease(defaultLease, "defaultLease");
             return this;
         }
 

@@ -58,16 +58,14 @@ public final class RedisLock implements NamedLock {
     @Override
     public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
         Arguments.requireNonNegative(wait, "wait");
-        if (leaseTime != null) {
-            Arguments.requirePositive(leaseTime, "leaseTime");
-        }
+        Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
         this.runtime.requireOpen();
         long start = System.nanoTime();
         return AllOrNothing.acquire(
                 this.names,
                 start,
                 start + wait.toNanos(),
-                (name, begun, deadline) -> acquireOne(name, begun, deadline, leaseTime));
+                (name, begun, deadline) -> acquireOne(name, begun, deadline, lease));
     }
 
     /** One Redis read per name; the answer may be stale by the time it is used. */

@@ -211,7 +211,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
 
         /** Lease when none is given, renewed by the watchdog on a majority; 30 s by default. */
         public Builder defaultLease(Duration defaultLease) {
-            this.defaultLease = Arguments.requirePositive(defaultLease, "defaultLease");
+            this.defaultLease = Arguments.requireLease(defaultLease, "defaultLease");
             return this;
         }
 

@@ -55,16 +55,14 @@ public final class RedlockLock implements NamedLock {
     @Override
     public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
         Arguments.requireNonNegative(wait, "wait");
-        if (leaseTime != null) {
-            Arguments.requirePositive(leaseTime, "leaseTime");
-        }
+        Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
         this.redlock.runtime().requireOpen();
         long start = System.nanoTime();
         return AllOrNothing.acquire(
                 this.names,
                 start,
                 start + wait.toNanos(),
-                (name, begun, deadline) -> acquireOne(name, begun, deadline, leaseTime));
+                (name, begun, deadline) -> acquireOne(name, begun, deadline, lease));
     }
 
     private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {

@@ -110,9 +110,7 @@ public final class RedisSemaphore {
      */
     public Optional<Permit> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
         Arguments.requireNonNegative(wait, "wait");
-        if (leaseTime != null) {
-            Arguments.requirePositive(leaseTime, "leaseTime");
-        }
+        Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
         this.runtime.requireOpen();
         long start = System.nanoTime();
         boolean waits = !wait.isZero();
@@ -122,7 +120,7 @@ public final class RedisSemaphore {
                 keys().semaphoreChannel(this.name),
                 start + wait.toNanos(),
                 0,
-                () -> attempt(id, leaseTime, waits),
+                () -> attempt(id, lease, waits),
                 () -> leaveQueue(id),
                 () -> interrupted(start)));
     }

@@ -37,6 +37,15 @@ public final class Arguments {
         return requireAtMostMax(duration, what);
     }
 
+    /**
+     * Returns {@code lease} as Redis keeps it: checked like {@link #requirePositive} and cut to whole
+     * milliseconds (PX and PEXPIRE take milliseconds), so that no local deadline counts the part of
+     * a millisecond Redis never had.
+     */
+    public static Duration requireLease(@Nullable Duration lease, String what) {
+        return requirePositive(lease, what).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+    }
+
     /** Returns {@code duration} if it is zero or greater. */
     public static Duration requireNonNegative(@Nullable Duration duration, String what) {
         if (duration == null || duration.isNegative()) {

@@ -234,7 +234,7 @@ public abstract class ManagedLease implements Lease {
 
     @Override
     public final void extend(Duration newLeaseTime) {
-        Arguments.requirePositive(newLeaseTime, "leaseTime");
+        newLeaseTime = Arguments.requireLease(newLeaseTime, "leaseTime");
         this.renewalLock.lock();
         try {
             if (!isHeld()) {

@@ -237,4 +237,37 @@ class RedisLockIntegrationTests {
                 .mapToLong(java.util.Map.Entry::getValue)
                 .sum();
     }
+
+    @Test
+    void aLeaseWithAPartOfAMillisecondIsNeverHeldAfterRedisExpiredItsKey() {
+        // Redis keeps whole milliseconds: a 50.9 ms lease lives 50 ms in Redis, and so must isHeld().
+        Duration lease = Duration.ofNanos(50_900_000);
+        int heldAfterExpiry = 0;
+        for (int run = 0; run < 20; run++) {
+            Lease held = this.turnstile.lock("sub-ms").acquire(Duration.ofSeconds(1), lease);
+            long giveUp = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            while (this.client.exists("turnstile:lock:{sub-ms}") && System.nanoTime() < giveUp) {
+                Thread.onSpinWait();
+            }
+            if (held.isHeld()) {
+                heldAfterExpiry++;
+            }
+            held.close();
+        }
+        assertThat(heldAfterExpiry)
+                .as("runs in which isHeld() outlived the key")
+                .isZero();
+    }
+
+    @Test
+    void aMultiKeyLockNeverReturnsALeaseWhoseFirstNameRanOutWhileTheSecondWasAwaited() {
+        Lease second = this.otherProcess.lock("multi:b").acquire(Duration.ZERO, Duration.ofMillis(400));
+        // multi:a is taken first with a fixed 150 ms lease; multi:b comes free only after 400 ms.
+        Lease both = this.turnstile
+                .lock(List.of("multi:a", "multi:b"))
+                .acquire(Duration.ofSeconds(5), Duration.ofMillis(150));
+        assertThat(both.isHeld()).as("every name of the returned lease is held").isTrue();
+        assertThat(both.release()).isTrue();
+        assertThat(second.release()).as("multi:b had expired").isFalse();
+    }
 }
