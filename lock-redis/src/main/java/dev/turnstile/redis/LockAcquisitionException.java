@@ -4,8 +4,8 @@ import dev.turnstile.redis.support.Durations;
 import java.time.Duration;
 
 /**
- * A lock was not acquired within its wait time, or the wait was interrupted. Contention is
- * expected, so this exception has no stack trace.
+ * A lock was not acquired within its wait time, or the wait was interrupted ({@link
+ * #isInterrupted()} tells which). Contention is expected, so this exception has no stack trace.
  */
 public final class LockAcquisitionException extends TurnstileException {
 
@@ -13,11 +13,13 @@ public final class LockAcquisitionException extends TurnstileException {
 
     private final String lockName;
     private final Duration waited;
+    private final boolean interrupted;
 
-    private LockAcquisitionException(String message, String lockName, Duration waited) {
+    private LockAcquisitionException(String message, String lockName, Duration waited, boolean interrupted) {
         super(message);
         this.lockName = lockName;
         this.waited = waited;
+        this.interrupted = interrupted;
     }
 
     /**
@@ -29,7 +31,8 @@ public final class LockAcquisitionException extends TurnstileException {
                 "Could not acquire lock '" + lockName + "' within " + Durations.format(waited)
                         + ": another owner holds it. Wait longer, or treat this as 'busy, try later'.",
                 lockName,
-                waited);
+                waited,
+                false);
     }
 
     /** The waiting thread was interrupted; its interrupt flag is still set. */
@@ -38,7 +41,8 @@ public final class LockAcquisitionException extends TurnstileException {
                 "Interrupted after waiting " + Durations.format(waited) + " for lock '" + lockName
                         + "'; the lock was not taken",
                 lockName,
-                waited);
+                waited,
+                true);
     }
 
     /** Returns the name of the lock (for a multi-key lock, the key that could not be taken). */
@@ -49,5 +53,15 @@ public final class LockAcquisitionException extends TurnstileException {
     /** Returns how long the caller waited. */
     public Duration waited() {
         return this.waited;
+    }
+
+    /**
+     * Returns whether the wait ended because the waiting thread was interrupted (see {@link
+     * #interrupted}) rather than because another owner held the lock for the whole wait (see
+     * {@link #of}). An interrupt says nothing about contention: the lock may well have been free
+     * soon.
+     */
+    public boolean isInterrupted() {
+        return this.interrupted;
     }
 }

@@ -8,10 +8,12 @@ public final class LockLostException extends TurnstileException {
 
     private static final long serialVersionUID = 1L;
 
+    private final String kind;
     private final String name;
 
-    private LockLostException(String message, String name) {
+    private LockLostException(String message, String kind, String name) {
         super(message, null);
+        this.kind = kind;
         this.name = name;
     }
 
@@ -21,7 +23,16 @@ public final class LockLostException extends TurnstileException {
                 "The " + kind + " '" + name + "' is no longer held by this owner: " + why
                         + ". Work done under it may overlap with the next owner's; use a longer lease,"
                         + " let the watchdog renew it, or check fencing tokens where you write.",
+                kind,
                 name);
+    }
+
+    /**
+     * Returns what was lost, as given to {@link #of}: {@code "lock"} or {@code "semaphore"} for the
+     * leases Turnstile hands out.
+     */
+    public String kind() {
+        return this.kind;
     }
 
     /** Returns the lock or semaphore name. */

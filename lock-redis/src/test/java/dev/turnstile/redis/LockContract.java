@@ -110,7 +110,11 @@ public abstract class LockContract {
             assertThat(lock.tryAcquire()).isEmpty();
             assertThat(lock.isLocked()).isTrue();
             assertThatThrownBy(() -> lock.acquire(Duration.ofMillis(50), null))
-                    .isInstanceOf(LockAcquisitionException.class)
+                    .isInstanceOfSatisfying(
+                            LockAcquisitionException.class,
+                            e -> assertThat(e.isInterrupted())
+                                    .as("a timeout is not an interrupt")
+                                    .isFalse())
                     .hasMessageContaining("'busy'");
         }
         assertThat(lock.isLocked()).isFalse();
@@ -328,7 +332,11 @@ public abstract class LockContract {
         await().atMost(Duration.ofSeconds(5)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
         waiter.interrupt();
         waiter.join(5000);
-        assertThat(failure.get()).isInstanceOf(LockAcquisitionException.class).hasMessageContaining("Interrupted");
+        assertThat(failure.get())
+                .isInstanceOfSatisfying(
+                        LockAcquisitionException.class,
+                        e -> assertThat(e.isInterrupted()).isTrue())
+                .hasMessageContaining("Interrupted");
         assertThat(flagKept.get()).isTrue();
         holder.release();
         assertThat(this.client.exists("turnstile:lock:{intr}")).isFalse();

@@ -1,19 +1,32 @@
 package dev.turnstile.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.turnstile.annotation.DistributedLock;
 import dev.turnstile.annotation.OnFailure;
 import dev.turnstile.annotation.Semaphore;
 import dev.turnstile.test.redis.RedisServerExtension;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.FactoryBean;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import dev.turnstile.spring.BootLine;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.context.annotation.Scope;
+import org.springframework.context.annotation.ScopedProxyMode;
 
 class StartupValidationTests {
 
@@ -102,6 +115,81 @@ class StartupValidationTests {
     }
 
     @Test
+    void aLazyBeanFailsTheStartWithTheSameMessageAsAnEagerOne() {
+        List<String> eager = new ArrayList<>();
+        this.runner.withBean(Typos.class).run(context -> eager.addAll(configurationFailure(context).problems()));
+        assertThat(eager).hasSize(5);
+        this.runner.withUserConfiguration(LazyTypos.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(configurationFailure(context).problems()).isEqualTo(eager);
+        });
+    }
+
+    @Test
+    void lazyInitializationOfEveryBeanStillFailsTheStartWithTheSameMessage() {
+        List<String> eager = new ArrayList<>();
+        this.runner.withBean(Typos.class).run(context -> eager.addAll(configurationFailure(context).problems()));
+        TyposApplication.created.set(0);
+        SpringApplicationBuilder application = new SpringApplicationBuilder(TyposApplication.class)
+                .web(WebApplicationType.NONE)
+                .properties(
+                        "spring.main.lazy-initialization=true",
+                        "spring.main.banner-mode=off",
+                        "spring.data.redis.host=127.0.0.1",
+                        "spring.data.redis.port=" + redis.server().port());
+        Throwable failure = catchThrowable(() -> application.run().close());
+        assertThat(configurationFailure(failure).problems()).isEqualTo(eager);
+        assertThat(TyposApplication.created).as("the lazy bean was not created to be checked").hasValue(0);
+    }
+
+    @Test
+    void aLazyBeanIsCheckedWithoutBeingCreated() {
+        this.runner
+                .withUserConfiguration(LazyGoodBeans.class)
+                .withPropertyValues("app.wait=250ms", "app.limit=3")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBeanFactory().containsSingleton("good"))
+                            .as("created by startup")
+                            .isFalse();
+                    context.getBean(Good.class).lock("1");
+                    assertThat(context.getBeanFactory().containsSingleton("good")).isTrue();
+                });
+    }
+
+    @Test
+    void aScopedProxysTargetIsCheckedAtStartup() {
+        this.runner.withUserConfiguration(ScopedTypos.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(configurationFailure(context).problems())
+                    .hasSize(5)
+                    .anySatisfy(problem -> assertThat(problem).startsWith("Typos.process(String): key template"));
+        });
+    }
+
+    @Test
+    void theProductOfAFactoryBeanIsCheckedAtStartup() {
+        this.runner.withUserConfiguration(TyposFromFactory.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(configurationFailure(context).problems())
+                    .hasSize(5)
+                    .anySatisfy(problem -> assertThat(problem).startsWith("Typos.process(String): key template"));
+        });
+    }
+
+    @Test
+    void aLazyBeanDeclaredAsAnInterfaceFailsWhenItIsCreatedNotAtItsFirstCall() {
+        this.runner.withUserConfiguration(LazyInterfaceTypo.class).run(context -> {
+            assertThat(context).as("its class is only known once created").hasNotFailed();
+            assertThatThrownBy(() -> context.getBean(Shipping.class))
+                    .satisfies(failure -> assertThat(configurationFailure(failure).problems())
+                            .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                            .startsWith("TypoShipping.ship(String): key template 'order:#ordrId' reads #ordrId,"
+                                    + " which is not a parameter; did you mean #orderId?"));
+        });
+    }
+
+    @Test
     void positionalVariablesRootAndThisAlwaysResolve() {
         this.runner.withBean(Positional.class).run(context -> assertThat(context).hasNotFailed());
     }
@@ -134,7 +222,10 @@ class StartupValidationTests {
 
     private static TurnstileConfigurationException configurationFailure(
             org.springframework.boot.test.context.assertj.AssertableApplicationContext context) {
-        Throwable failure = context.getStartupFailure();
+        return configurationFailure(context.getStartupFailure());
+    }
+
+    private static TurnstileConfigurationException configurationFailure(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof TurnstileConfigurationException configuration) {
                 return configuration;
@@ -166,6 +257,84 @@ class StartupValidationTests {
 
         @DistributedLock(key = "x:#customerNumber")
         public void unrelated(String id) {}
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LazyTypos {
+        @Bean
+        @Lazy
+        Typos typos() {
+            return new Typos();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class TyposApplication {
+        static final AtomicInteger created = new AtomicInteger();
+
+        @Bean
+        Typos typos() {
+            created.incrementAndGet();
+            return new Typos();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LazyGoodBeans {
+        @Bean
+        @Lazy
+        Good good() {
+            return new Good();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ScopedTypos {
+        @Bean
+        @Scope(value = ConfigurableBeanFactory.SCOPE_PROTOTYPE, proxyMode = ScopedProxyMode.TARGET_CLASS)
+        Typos typos() {
+            return new Typos();
+        }
+    }
+
+    static class TyposFactoryBean implements FactoryBean<Typos> {
+        @Override
+        public Typos getObject() {
+            return new Typos();
+        }
+
+        @Override
+        public Class<?> getObjectType() {
+            return Typos.class;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TyposFromFactory {
+        @Bean
+        TyposFactoryBean typos() {
+            return new TyposFactoryBean();
+        }
+    }
+
+    public interface Shipping {
+        void ship(String orderId);
+    }
+
+    public static class TypoShipping implements Shipping {
+        @Override
+        @DistributedLock(key = "order:#ordrId")
+        public void ship(String orderId) {}
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LazyInterfaceTypo {
+        @Bean
+        @Lazy
+        Shipping shipping() {
+            return new TypoShipping();
+        }
     }
 
     public static class Positional {

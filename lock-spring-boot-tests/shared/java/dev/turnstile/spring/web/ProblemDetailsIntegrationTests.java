@@ -1,10 +1,15 @@
 package dev.turnstile.spring.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.annotation.DistributedLock;
 import dev.turnstile.annotation.Semaphore;
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.SemaphoreFullException;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.LockContext;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +19,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -99,6 +106,44 @@ class ProblemDetailsIntegrationTests {
     }
 
     @Test
+    void anInterruptedWaitForALockIs503SayingSoWithoutRetryAfter() throws Exception {
+        this.app = start(WebApplicationType.SERVLET, Api.class);
+        CompletableFuture<HttpResponse<String>> holder = Gate.hold(() -> get("/item/42?hold=true"));
+        Waiter.thread.set(null);
+        CompletableFuture<HttpResponse<String>> waiting = CompletableFuture.supplyAsync(() -> get("/item/42/patient"));
+        Thread waiter = await().atMost(Duration.ofSeconds(10))
+                .until(Waiter.thread::get, thread -> thread != null && LockSupport.getBlocker(thread) != null);
+        waiter.interrupt();
+        HttpResponse<String> interrupted = waiting.get(10, TimeUnit.SECONDS);
+        assertThat(interrupted.statusCode()).isEqualTo(503);
+        assertThat(interrupted.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(interrupted.headers().firstValue("Retry-After")).isEmpty();
+        assertThat(interrupted.body())
+                .contains("\"status\":503")
+                .contains("\"lock\":\"item:42\"")
+                .contains("interrupted while it waited for 'item:42'")
+                .doesNotContain("another request")
+                .doesNotContain("turnstile:");
+        Gate.release();
+        assertThat(holder.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aLockLostWhileTheMethodRanIs409NamingTheLock() throws Exception {
+        this.app = start(WebApplicationType.SERVLET, Api.class);
+        HttpResponse<String> lost = takenOverWhileRunning("/item/42/long");
+        assertThat(lost.statusCode()).isEqualTo(409);
+        assertThat(lost.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(lost.headers().firstValue("Retry-After")).isEmpty();
+        assertThat(lost.body())
+                .contains("\"status\":409")
+                .contains("\"lock\":\"item:42\"")
+                .contains("'item:42' was lost before the request finished; its work may not have been exclusive")
+                .doesNotContain("turnstile:")
+                .doesNotContain("Exception");
+    }
+
+    @Test
     void theApplicationsOwnHandlerWins() throws Exception {
         this.app = start(WebApplicationType.SERVLET, Api.class, OwnHandler.class);
         CompletableFuture<HttpResponse<String>> holder = Gate.hold(() -> get("/quote/acme?hold=true"));
@@ -107,6 +152,21 @@ class ProblemDetailsIntegrationTests {
         assertThat(refused.body()).isEqualTo("own answer");
         Gate.release();
         holder.get(10, TimeUnit.SECONDS);
+
+        HttpResponse<String> lost = takenOverWhileRunning("/item/42/long");
+        assertThat(lost.statusCode()).isEqualTo(418);
+        assertThat(lost.body()).isEqualTo("own answer: lost item:42");
+    }
+
+    /** Runs {@code path} (a guarded call that extends its lease) while another owner takes the lock over. */
+    private HttpResponse<String> takenOverWhileRunning(String path) throws Exception {
+        CompletableFuture<HttpResponse<String>> holder = Gate.hold(() -> get(path));
+        assertThat(this.app.getBean(Turnstile.class).lock("item:42").forceRelease()).containsExactly("item:42");
+        try (Turnstile other = Turnstile.builder(redis.server().client()).build();
+                Lease taken = other.lock("item:42").acquire(Duration.ZERO, null)) {
+            Gate.release();
+            return holder.get(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test
@@ -197,6 +257,18 @@ class ProblemDetailsIntegrationTests {
             return "updated " + id;
         }
 
+        @DistributedLock(key = "item:#id", waitTime = "20s")
+        public String updatePatiently(String id) {
+            return "updated " + id;
+        }
+
+        @DistributedLock(key = "item:#id", waitTime = "0s")
+        public String updateAtLength(String id) {
+            Gate.pass(true);
+            LockContext.current().lease().extend(Duration.ofSeconds(30));
+            return "updated " + id;
+        }
+
         @Semaphore(key = "partner:#account", limit = 1)
         public Mono<String> quoteLater(String account, boolean hold) {
             return Mono.fromCallable(() -> quote(account, hold))
@@ -239,6 +311,22 @@ class ProblemDetailsIntegrationTests {
         String item(@PathVariable("id") String id, @RequestParam(name = "hold", defaultValue = "false") boolean hold) {
             return this.partner.update(id, hold);
         }
+
+        @GetMapping("/item/{id}/patient")
+        String itemPatiently(@PathVariable("id") String id) {
+            Waiter.thread.set(Thread.currentThread());
+            return this.partner.updatePatiently(id);
+        }
+
+        @GetMapping("/item/{id}/long")
+        String itemAtLength(@PathVariable("id") String id) {
+            return this.partner.updateAtLength(id);
+        }
+    }
+
+    /** The request thread that waits for a lock, for the test to interrupt. */
+    static final class Waiter {
+        static final AtomicReference<Thread> thread = new AtomicReference<>();
     }
 
     @RestController
@@ -265,6 +353,11 @@ class ProblemDetailsIntegrationTests {
         @ExceptionHandler(SemaphoreFullException.class)
         ResponseEntity<String> full(SemaphoreFullException e) {
             return ResponseEntity.status(HttpStatus.I_AM_A_TEAPOT).body("own answer");
+        }
+
+        @ExceptionHandler(LockLostException.class)
+        ResponseEntity<String> lost(LockLostException e) {
+            return ResponseEntity.status(HttpStatus.I_AM_A_TEAPOT).body("own answer: lost " + e.name());
         }
     }
 }

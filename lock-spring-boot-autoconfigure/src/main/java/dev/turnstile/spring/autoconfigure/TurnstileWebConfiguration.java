@@ -9,8 +9,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * In a Spring MVC or WebFlux application: refusals become problem details (429, 409, 503), unless
- * {@code turnstile.web.problem-details=false}.
+ * In a Spring MVC or WebFlux application: refusals and lost leases become problem details (429,
+ * 409, 503), unless {@code turnstile.web.problem-details=false}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication

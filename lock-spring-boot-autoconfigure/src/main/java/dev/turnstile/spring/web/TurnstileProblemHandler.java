@@ -1,6 +1,7 @@
 package dev.turnstile.spring.web;
 
 import dev.turnstile.redis.LockAcquisitionException;
+import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.SemaphoreFullException;
 import java.time.Duration;
@@ -19,7 +20,13 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  *
  * <ul>
  *   <li>{@link SemaphoreFullException}: 429 Too Many Requests with {@code Retry-After};
- *   <li>{@link LockAcquisitionException}: 409 Conflict;
+ *   <li>{@link LockAcquisitionException}: 409 Conflict when another owner held the lock for the
+ *       whole wait; 503 Service Unavailable, without {@code Retry-After}, when the wait was
+ *       interrupted ({@link LockAcquisitionException#isInterrupted()}: the server is shutting down
+ *       or the request was cancelled; the lock was not taken and the guarded method did not run);
+ *   <li>{@link LockLostException} thrown by the guarded method (its lease was lost while it ran,
+ *       for instance {@code lease.extend(...)} found the lock taken): 409 Conflict, saying that
+ *       the work may not have been exclusive;
  *   <li>{@link RedisUnavailableException}: 503 Service Unavailable with {@code Retry-After}.
  * </ul>
  *
@@ -52,13 +59,46 @@ public class TurnstileProblemHandler {
         return answer(HttpStatus.TOO_MANY_REQUESTS, problem, true);
     }
 
-    /** 409: another owner held the lock for the whole wait. */
+    /**
+     * 409: another owner held the lock for the whole wait. 503 without {@code Retry-After} when the
+     * wait was interrupted instead: that is no contention, and nothing says when to come back.
+     */
     @ExceptionHandler(LockAcquisitionException.class)
     public ResponseEntity<ProblemDetail> lockBusy(LockAcquisitionException e) {
+        if (e.isInterrupted()) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                    HttpStatus.SERVICE_UNAVAILABLE,
+                    "The request was interrupted while it waited for '" + e.lockName()
+                            + "' (the server may be shutting down); the lock was not taken and the work it"
+                            + " guards did not run. Send the request again.");
+            problem.setTitle("Interrupted");
+            problem.setProperty("lock", e.lockName());
+            return answer(HttpStatus.SERVICE_UNAVAILABLE, problem, false);
+        }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(
                 HttpStatus.CONFLICT, "'" + e.lockName() + "' is being changed by another request; try again.");
         problem.setTitle("Busy");
         problem.setProperty("lock", e.lockName());
+        return answer(HttpStatus.CONFLICT, problem, false);
+    }
+
+    /**
+     * 409: the lease of the guarded method was lost while it ran (another owner may have held the
+     * lock meanwhile), so its work may not have been exclusive. No {@code Retry-After}: the work may
+     * have taken effect, and the client should check the resource before sending it again.
+     */
+    @ExceptionHandler(LockLostException.class)
+    public ResponseEntity<ProblemDetail> leaseLost(LockLostException e) {
+        boolean semaphore = "semaphore".equals(e.kind());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                HttpStatus.CONFLICT,
+                semaphore
+                        ? "A permit of '" + e.name() + "' was lost before the request finished; its work may have"
+                                + " run beyond the semaphore's limit. Check what it changed before sending it again."
+                        : "The lock '" + e.name() + "' was lost before the request finished; its work may not have"
+                                + " been exclusive. Check what it changed before sending it again.");
+        problem.setTitle(semaphore ? "Permit lost" : "Lock lost");
+        problem.setProperty(semaphore ? "semaphore" : "lock", e.name());
         return answer(HttpStatus.CONFLICT, problem, false);
     }
 
