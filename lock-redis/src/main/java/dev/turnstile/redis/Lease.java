@@ -71,7 +71,9 @@ public interface Lease extends AutoCloseable {
      *
      * <p>A release that comes after the lease's deadline (its renewals were cut off by a network
      * partition, or the process stalled) first reports the loss, exactly once, to the listeners,
-     * and then returns false: the work it guarded did not run under the lease to its end.
+     * and then returns false: the work it guarded did not run under the lease to its end. The
+     * release of a lease already lost never waits for Redis: what may be left of its grant is freed,
+     * owner-checked, on a Turnstile thread.
      *
      * @return true if the lease was held up to this release and this call freed its grant in
      *     Redis; false if it had been lost (and reported) or was already released
@@ -90,7 +92,9 @@ public interface Lease extends AutoCloseable {
      * @param holdAtLeast how long after the grant the name stays taken; zero is {@link #release()}
      * @return as {@link #release()}
      * @throws IllegalArgumentException if {@code holdAtLeast} is negative
-     * @throws RedisUnavailableException if Redis could not be reached
+     * @throws RedisUnavailableException if Redis could not be reached, or, under {@code
+     *     minReplicas}, if the hold reached fewer replicas than required (the master keeps it, but a
+     *     failover could free the name before the hold ends)
      */
     boolean releaseAfter(Duration holdAtLeast);
 
