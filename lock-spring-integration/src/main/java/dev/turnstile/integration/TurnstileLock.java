@@ -66,6 +66,7 @@ public final class TurnstileLock implements Lock {
      */
     @Override
     public void lock() {
+        touch();
         this.local.lock();
         if (isNested()) {
             return;
@@ -102,6 +103,7 @@ public final class TurnstileLock implements Lock {
      */
     @Override
     public void lockInterruptibly() throws InterruptedException {
+        touch();
         this.local.lockInterruptibly();
         if (isNested()) {
             return;
@@ -127,6 +129,7 @@ public final class TurnstileLock implements Lock {
      */
     @Override
     public boolean tryLock() {
+        touch();
         if (!this.local.tryLock()) {
             return false;
         }
@@ -150,6 +153,7 @@ public final class TurnstileLock implements Lock {
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
         long wait = unit.toNanos(time); // saturates at Long.MAX_VALUE
         long start = System.nanoTime();
+        touch();
         if (!this.local.tryLock(time, unit)) {
             return false;
         }
@@ -273,6 +277,11 @@ public final class TurnstileLock implements Lock {
         return this.lastUsedNanos;
     }
 
+    /**
+     * Marks this lock used now, for {@link TurnstileLockRegistry#expireUnusedOlderThan}: on obtain,
+     * at the start of every acquisition (before the local lock is taken, so that an expiry starting
+     * in between keeps it) and on every unlock.
+     */
     void touch() {
         this.lastUsedNanos = System.nanoTime();
     }
