@@ -188,7 +188,12 @@ class TurnstileLockRegistryIntegrationTests {
         await().pollInSameThread().atMost(Duration.ofSeconds(2)).until(() -> !lock.isHeld());
         TurnstileLock stolen = new TurnstileLockRegistry(Turnstile.builder(this.client).build()).obtain("short");
         assertThat(stolen.tryLock(2, TimeUnit.SECONDS)).isTrue();
-        assertThat(lock.tryLock()).as("the nested attempt finds the lease lost and the name taken").isFalse();
+        assertThatThrownBy(lock::tryLock)
+                .as("the nested attempt finds the lease lost")
+                .isInstanceOf(LockLostException.class)
+                .hasMessageContaining("'short'")
+                .hasMessageContaining("unlock every hold of it");
+        assertThat(lock.isHeldByCurrentThread()).as("the hold stays, to be unlocked").isTrue();
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
         assertThat(lock.isHeldByCurrentThread()).as("released locally all the same").isFalse();
         assertThat(this.turnstile.lock("short").isLocked()).as("the new owner keeps it").isTrue();
@@ -196,31 +201,42 @@ class TurnstileLockRegistryIntegrationTests {
     }
 
     @Test
-    void aLeaseRegainedByANestedHoldIsReleasedWhenThatHoldEnds() throws Exception {
+    void aHoldWhoseLeaseWasLostRefusesNestedAcquisitionsAndEveryUnlockReportsTheLoss() throws Exception {
         Turnstile shortLeases = Turnstile.builder(this.client).defaultLease(Duration.ofSeconds(1)).build();
         try {
             TurnstileLock lock = new TurnstileLockRegistry(shortLeases).obtain("leader");
             lock.lock();
+            assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
+            long token = lock.fencingToken();
             // Another node takes over (an operator force-released it): the watchdog finds it lost.
             this.turnstile.lock("leader").forceRelease();
             TurnstileLock other = new TurnstileLockRegistry(this.turnstile).obtain("leader");
             assertThat(this.threads.submit(() -> other.tryLock()).get()).isTrue();
             await().pollInSameThread().atMost(Duration.ofSeconds(3)).until(() -> !lock.isHeld());
-            // The heartbeat's nested attempt fails; the outer hold stays (as a leader initiator leaves it).
-            assertThat(lock.tryLock()).isFalse();
-            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            // Nested acquisitions neither wait nor take the lock back inside the broken hold.
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> lock.tryLock(5, TimeUnit.SECONDS)).isInstanceOf(LockLostException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+            assertThatThrownBy(lock::lock).isInstanceOf(LockLostException.class);
+            assertThatThrownBy(lock::lockInterruptibly).isInstanceOf(LockLostException.class);
             this.threads.submit(other::unlock).get();
-            // Leadership regained by a nested hold: that hold owns the new lease.
-            assertThat(lock.tryLock()).isTrue();
-            assertThat(lock.isHeld()).isTrue();
-            lock.unlock();
-            assertThat(this.turnstile.lock("leader").isLocked())
-                    .as("released when the hold that took it ended, not leaked with the outer hold")
-                    .isFalse();
-            lock.unlock();
+            assertThatThrownBy(lock::tryLock)
+                    .as("a free name is not taken back either: the loss must be heard first")
+                    .isInstanceOf(LockLostException.class);
+            assertThat(this.turnstile.lock("leader").isLocked()).isFalse();
+            // Every unlock of the hold reports the loss, and gives up its count all the same.
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
             assertThat(lock.isHeldByCurrentThread()).isFalse();
+            // A new hold, a new lease, with all its nested holds sharing it until the last unlock.
             assertThat(lock.tryLock(Long.MAX_VALUE, TimeUnit.MILLISECONDS)).as("any wait is accepted").isTrue();
+            assertThat(lock.fencingToken()).isGreaterThan(token);
+            assertThat(lock.tryLock()).isTrue();
             lock.unlock();
+            assertThat(this.turnstile.lock("leader").isLocked()).isTrue();
+            lock.unlock();
+            assertThat(this.turnstile.lock("leader").isLocked()).isFalse();
         } finally {
             shortLeases.close();
         }

@@ -15,13 +15,18 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link Lock} over one Redis lock name, from a {@link TurnstileLockRegistry}. Reentrant per
  * thread, like {@link ReentrantLock}: the first acquisition by a thread takes the Redis lock (after
- * the threads of this process queue locally), nested ones only count, and the last {@link #unlock()}
- * releases it. Only the holding thread may unlock.
+ * the threads of this process queue locally), and its lease belongs to the whole hold; nested
+ * acquisitions only count, without calling Redis or waiting, and the last {@link #unlock()} releases
+ * the lease. Only the holding thread may unlock.
  *
- * <p>A nested acquisition finds out whether the Redis lease is still held; if it was lost (expired,
- * renewals cut off), it takes the Redis lock again within the same wait, with a new fencing token,
- * or fails (it returns false, or waits on for {@link #lock()}). That is how {@code
- * LockRegistryLeaderInitiator}'s heartbeat notices a lost leadership.
+ * <p>A hold whose lease was lost (it expired, its renewals were cut off, an operator force-released
+ * it) no longer excludes anyone: another owner may have the lock. The holder is told at its next
+ * step, as far as this process knows without calling Redis: a nested acquisition throws {@link
+ * LockLostException} instead of counting, and every {@link #unlock()} of that hold throws {@link
+ * LockLostException} after giving up its count. Once the last count is given up, the lock can be
+ * acquired anew, with a new lease and fencing token. That is how {@code
+ * LockRegistryLeaderInitiator} notices a lost leadership: its heartbeat's nested {@code tryLock}
+ * throws, and it revokes the leadership and unlocks.
  *
  * <p>Conditions are not supported.
  */
@@ -34,9 +39,8 @@ public final class TurnstileLock implements Lock {
     private final NamedLock redisLock;
     private final @Nullable Duration leaseTime;
     private final ReentrantLock local = new ReentrantLock();
+    /** The current hold's lease: taken by its first acquisition, released by its last unlock. */
     private volatile @Nullable Lease lease;
-    /** The hold count at which the current lease was taken: it is released when the count drops below. */
-    private int leaseHoldCount;
 
     private volatile long lastUsedNanos = System.nanoTime();
 
@@ -55,17 +59,23 @@ public final class TurnstileLock implements Lock {
      * Waits, uninterruptibly, until this thread holds the lock. An interrupt while waiting is kept:
      * the flag is set again once the lock is held.
      *
+     * @throws LockLostException if this thread already holds the lock and its lease was lost: the
+     *     hold is left as it was, to be unlocked
      * @throws dev.turnstile.redis.RedisUnavailableException if Redis cannot be reached; the lock is
      *     then not held
      */
     @Override
     public void lock() {
+        touch();
         this.local.lock();
+        if (isNested()) {
+            return;
+        }
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    if (ensureLease(WAIT_CHUNK)) {
+                    if (acquireLease(WAIT_CHUNK)) {
                         return;
                     }
                 } catch (LockAcquisitionException e) {
@@ -85,11 +95,21 @@ public final class TurnstileLock implements Lock {
         }
     }
 
+    /**
+     * Waits until this thread holds the lock or is interrupted.
+     *
+     * @throws LockLostException if this thread already holds the lock and its lease was lost: the
+     *     hold is left as it was, to be unlocked
+     */
     @Override
     public void lockInterruptibly() throws InterruptedException {
+        touch();
         this.local.lockInterruptibly();
+        if (isNested()) {
+            return;
+        }
         try {
-            while (!ensureLease(WAIT_CHUNK)) {
+            while (!acquireLease(WAIT_CHUNK)) {
                 // an hour passed: wait on
             }
         } catch (LockAcquisitionException e) {
@@ -101,32 +121,51 @@ public final class TurnstileLock implements Lock {
         }
     }
 
-    /** Takes the lock if it is free now, without waiting (an interrupted thread gets false). */
+    /**
+     * Takes the lock if it is free now, without waiting (an interrupted thread gets false).
+     *
+     * @throws LockLostException if this thread already holds the lock and its lease was lost: the
+     *     hold is left as it was, to be unlocked
+     */
     @Override
     public boolean tryLock() {
+        touch();
         if (!this.local.tryLock()) {
             return false;
         }
+        if (isNested()) {
+            return true;
+        }
         try {
-            return ensureLeaseOrLeave(Duration.ZERO);
+            return acquireLeaseOrLeave(Duration.ZERO);
         } catch (LockAcquisitionException e) {
             return false; // interrupted: the flag stays set
         }
     }
 
+    /**
+     * Takes the lock if it becomes free within {@code time}.
+     *
+     * @throws LockLostException if this thread already holds the lock and its lease was lost: the
+     *     hold is left as it was, to be unlocked
+     */
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
         long wait = unit.toNanos(time); // saturates at Long.MAX_VALUE
         long start = System.nanoTime();
+        touch();
         if (!this.local.tryLock(time, unit)) {
             return false;
+        }
+        if (isNested()) {
+            return true;
         }
         boolean held = false;
         try {
             while (true) {
                 long left = wait - (System.nanoTime() - start);
                 Duration chunk = Duration.ofNanos(Math.max(0, Math.min(left, WAIT_CHUNK.toNanos())));
-                if (ensureLease(chunk)) {
+                if (acquireLease(chunk)) {
                     held = true;
                     return true;
                 }
@@ -148,7 +187,8 @@ public final class TurnstileLock implements Lock {
      *
      * @throws IllegalMonitorStateException if the current thread does not hold the lock
      * @throws LockLostException if the lease had been lost before this release: the work it guarded
-     *     may have overlapped another holder's (the lock is released locally all the same)
+     *     may have overlapped another holder's (the hold is released locally all the same; each
+     *     unlock of a hold whose lease was lost throws, the last one included)
      */
     @Override
     public void unlock() {
@@ -156,23 +196,24 @@ public final class TurnstileLock implements Lock {
             throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by thread "
                     + Thread.currentThread().getName());
         }
+        Lease held = this.lease;
+        boolean lost;
         try {
-            if (this.local.getHoldCount() <= this.leaseHoldCount || this.local.getHoldCount() == 1) {
-                // The hold that took the lease ends: so does the lease (nested holds taken on a
-                // lost lease's behalf may outlive it; they take a new one when they need it).
-                Lease held = this.lease;
+            if (this.local.getHoldCount() == 1) {
                 this.lease = null;
-                this.leaseHoldCount = 0;
-                if (held != null && !held.release()) {
-                    throw LockLostException.of(
-                            "lock",
-                            this.name,
-                            "its lease was lost before unlock; the work it guarded may have overlapped another holder's");
-                }
+                lost = held == null || !held.release();
+            } else {
+                lost = held == null || !held.isHeld();
             }
         } finally {
-            this.touch();
+            touch();
             this.local.unlock();
+        }
+        if (lost) {
+            throw LockLostException.of(
+                    "lock",
+                    this.name,
+                    "its lease was lost before unlock; the work it guarded may have overlapped another holder's");
         }
     }
 
@@ -236,34 +277,47 @@ public final class TurnstileLock implements Lock {
         return this.lastUsedNanos;
     }
 
+    /**
+     * Marks this lock used now, for {@link TurnstileLockRegistry#expireUnusedOlderThan}: on obtain,
+     * at the start of every acquisition (before the local lock is taken, so that an expiry starting
+     * in between keeps it) and on every unlock.
+     */
     void touch() {
         this.lastUsedNanos = System.nanoTime();
     }
 
-    /** Makes sure the current thread (holding the local lock) has a live lease; false if the wait passed. */
-    private boolean ensureLease(Duration wait) {
-        Lease held = this.lease;
-        if (held != null && held.isHeld()) {
-            touch();
-            return true;
+    /**
+     * For an acquisition that just took the local lock: whether the thread held it already (the
+     * acquisition only counts). A nested acquisition on a lost lease gives its count back and throws.
+     */
+    private boolean isNested() {
+        if (this.local.getHoldCount() == 1) {
+            return false;
         }
+        Lease held = this.lease;
+        if (held == null || !held.isHeld()) {
+            this.local.unlock();
+            throw LockLostException.of(
+                    "lock",
+                    this.name,
+                    "its lease was lost while this thread held it; unlock every hold of it (each unlock"
+                            + " reports the loss), then acquire it again");
+        }
+        return true;
+    }
+
+    /** Takes the Redis lock for the hold that the current thread just began; false if the wait passed. */
+    private boolean acquireLease(Duration wait) {
         Optional<Lease> acquired = this.redisLock.tryAcquire(wait, this.leaseTime);
-        acquired.ifPresent(fresh -> {
-            if (held != null) {
-                held.close(); // the lost one: frees what may be left of it, owner-checked
-            }
-            this.lease = fresh;
-            this.leaseHoldCount = this.local.getHoldCount();
-        });
-        // Not acquired: a lost lease stays, so the unlock of the hold that took it reports the loss.
+        acquired.ifPresent(fresh -> this.lease = fresh);
         touch();
         return acquired.isPresent();
     }
 
-    private boolean ensureLeaseOrLeave(Duration wait) {
+    private boolean acquireLeaseOrLeave(Duration wait) {
         boolean held = false;
         try {
-            held = ensureLease(wait);
+            held = acquireLease(wait);
             return held;
         } finally {
             if (!held) {

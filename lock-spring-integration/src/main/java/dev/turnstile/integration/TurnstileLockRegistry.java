@@ -76,12 +76,23 @@ public final class TurnstileLockRegistry implements ExpirableLockRegistry, Renew
         });
     }
 
-    /** Forgets the locks not held in this process and not obtained or used for {@code age} ms. */
+    /**
+     * Forgets the locks not held in this process and not obtained, acquired or released for {@code
+     * age} ms. A lock that {@link #obtain(Object)} returns while this runs stays the lock of its
+     * name: each name is checked and removed atomically with {@code obtain}, so a lock is never
+     * forgotten on the strength of a use older than the one that just returned it.
+     */
     @Override
     public void expireUnusedOlderThan(long age) {
         long now = System.nanoTime();
         long ageNanos = TimeUnit.MILLISECONDS.toNanos(age);
-        this.obtained.values().removeIf(lock -> !lock.isLockedInThisProcess() && now - lock.lastUsedNanos() > ageNanos);
+        for (String name : this.obtained.keySet()) {
+            this.obtained.computeIfPresent(name, (key, lock) -> isUnused(lock, now, ageNanos) ? null : lock);
+        }
+    }
+
+    private static boolean isUnused(TurnstileLock lock, long now, long ageNanos) {
+        return !lock.isLockedInThisProcess() && now - lock.lastUsedNanos() > ageNanos;
     }
 
     /**
