@@ -542,30 +542,21 @@ public abstract class ManagedLease implements Lease {
         }
     }
 
-    /** Frees, owner-checked and best effort, what is left of a lost lease's grant; on a Turnstile thread. */
-    private void freeQuietlyAfterLoss() {
-        try {
-            releaseInRedis();
-        } catch (RuntimeException e) {
-            log.debug(
-                    "Could not free lost {} '{}': {}; it expires by its TTL",
-                    this.kind.label(),
-                    this.name,
-                    e.getMessage());
-        }
-    }
-
     /**
      * Frees, owner-checked and best effort, a grant that a renewal refreshed in Redis after the
      * lease had already been reported lost, so it does not block others for a whole lease.
      */
     private void freeQuietly() {
-        if (this.releasedInRedis) {
-            return;
+        if (!this.releasedInRedis) {
+            freeQuietlyAfterLoss();
         }
+    }
+
+    /** Frees, owner-checked and best effort, what may be left of a lost lease's grant. */
+    private void freeQuietlyAfterLoss() {
         try {
             releaseInRedis();
-        } catch (TurnstileException e) {
+        } catch (RuntimeException e) {
             log.debug(
                     "Could not free lost {} '{}': {}; it expires by its TTL",
                     this.kind.label(),

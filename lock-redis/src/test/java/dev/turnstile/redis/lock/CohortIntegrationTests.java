@@ -246,20 +246,7 @@ class CohortIntegrationTests {
             // wake up and try (a busy machine): well within the courtesy, far longer than the next
             // thread here needs to find the lock free.
             CompletableFuture<Optional<Lease>> theirTry = new CompletableFuture<>();
-            JedisPubSub slowWaiter = new JedisPubSub() {
-                @Override
-                public void onMessage(String channel, String message) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-                    try {
-                        theirTry.complete(elsewhere.lock(name).tryAcquire(Duration.ZERO, null));
-                    } catch (RuntimeException e) {
-                        theirTry.completeExceptionally(e);
-                    }
-                    unsubscribe();
-                }
-            };
-            this.threads.submit(() -> elsewhereClient.subscribe(slowWaiter, "turnstile:free:{" + name + "}"));
-            await().atMost(Duration.ofSeconds(5)).until(slowWaiter::isSubscribed);
+            JedisPubSub slowWaiter = slowWaiter(elsewhereClient, elsewhere, name, theirTry);
             Optional<Lease> theirs = Optional.empty();
             try {
                 first.release();
@@ -291,20 +278,7 @@ class CohortIntegrationTests {
             Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(1));
             Future<Lease> next = queueBehind(lock, null, 1);
             CompletableFuture<Optional<Lease>> theirTry = new CompletableFuture<>();
-            JedisPubSub slowWaiter = new JedisPubSub() {
-                @Override
-                public void onMessage(String channel, String message) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-                    try {
-                        theirTry.complete(elsewhere.lock(name).tryAcquire(Duration.ZERO, null));
-                    } catch (RuntimeException e) {
-                        theirTry.completeExceptionally(e);
-                    }
-                    unsubscribe();
-                }
-            };
-            this.threads.submit(() -> elsewhereClient.subscribe(slowWaiter, "turnstile:free:{" + name + "}"));
-            await().atMost(Duration.ofSeconds(5)).until(slowWaiter::isSubscribed);
+            JedisPubSub slowWaiter = slowWaiter(elsewhereClient, elsewhere, name, theirTry);
             await().atMost(Duration.ofSeconds(2)).until(() -> first.remaining().toMillis() < 600);
             Optional<Lease> theirs = Optional.empty();
             try {
@@ -324,6 +298,29 @@ class CohortIntegrationTests {
             assertThat(mine.fencingToken()).isGreaterThan(theirs.orElseThrow().fencingToken());
             mine.release();
         }
+    }
+
+    /**
+     * Another process waiting on the release channel of {@code name}: told of a release, it needs
+     * 2 ms to wake up and try (a busy machine), then completes {@code theirTry} with what it got.
+     */
+    private JedisPubSub slowWaiter(
+            JedisPooled client, Turnstile elsewhere, String name, CompletableFuture<Optional<Lease>> theirTry) {
+        JedisPubSub waiter = new JedisPubSub() {
+            @Override
+            public void onMessage(String channel, String message) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+                try {
+                    theirTry.complete(elsewhere.lock(name).tryAcquire(Duration.ZERO, null));
+                } catch (RuntimeException e) {
+                    theirTry.completeExceptionally(e);
+                }
+                unsubscribe();
+            }
+        };
+        this.threads.submit(() -> client.subscribe(waiter, "turnstile:free:{" + name + "}"));
+        await().atMost(Duration.ofSeconds(5)).until(waiter::isSubscribed);
+        return waiter;
     }
 
     /** Starts a thread that acquires {@code lock} for {@code lease}, once it queues as the {@code position}th waiter. */

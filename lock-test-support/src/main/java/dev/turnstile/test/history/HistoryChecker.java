@@ -256,7 +256,7 @@ public final class HistoryChecker {
         /** Returns the counts as one markdown table row's cells: holds, overlaps, not explained, inversions, late, hangs. */
         public String cells() {
             return String.format(
-                    "%,d | %d | %d | %d | %d | %d",
+                    "%,d | %,d | %,d | %,d | %,d | %,d",
                     this.holds,
                     this.overlaps,
                     this.unexplainedOverlaps,
