@@ -20,6 +20,8 @@ import redis.clients.jedis.JedisPooled;
  * hold PORT NAME LIMIT COUNT LEASE_MS     takes COUNT permits; prints "ACQUIRED sentNanos"; waits
  * cycle PORT NAME LIMIT THREADS CYCLES    after "go", runs acquire/hold/release cycles, counting
  *                                         holders in Redis; prints "MAX n" then "DONE"
+ * wait-fair PORT NAME LIMIT               waits up to 60 s for a permit of the fair semaphore,
+ *                                         printing "WAITING" first and "ACQUIRED" if it gets one
  * </pre>
  */
 public final class SemaphoreWorkerMain {
@@ -34,7 +36,13 @@ public final class SemaphoreWorkerMain {
         try (JedisPooled redis = new JedisPooled("127.0.0.1", port);
                 Turnstile turnstile = Turnstile.builder(redis).build()) {
             RedisSemaphore semaphore = turnstile.semaphore(name, limit);
-            if (args[0].equals("hold")) {
+            if (args[0].equals("wait-fair")) {
+                System.out.println("WAITING");
+                System.out.flush();
+                if (semaphore.fair().tryAcquire(Duration.ofSeconds(60), null).isPresent()) {
+                    System.out.println("ACQUIRED");
+                }
+            } else if (args[0].equals("hold")) {
                 long sent = System.nanoTime();
                 Duration lease = Duration.ofMillis(Long.parseLong(args[5]));
                 for (int i = 0; i < Integer.parseInt(args[4]); i++) {
