@@ -74,7 +74,9 @@ public interface Lease extends AutoCloseable {
      * and then returns false: the work it guarded did not run under the lease to its end. So does
      * a release that finds the grant no longer this owner's in Redis (force-released by an
      * operator, or expired there before the local deadline), after the fact: the listeners hear
-     * {@link LeaseLostEvent.Reason#EXPIRED_IN_REDIS}, and false is returned.
+     * {@link LeaseLostEvent.Reason#EXPIRED_IN_REDIS}, and false is returned. The release of a lease
+     * already lost never waits for Redis: what may be left of its grant is freed, owner-checked, on
+     * a Turnstile thread.
      *
      * @return true if the lease was held up to this release and this call freed its grant in
      *     Redis; false if it had been lost (and reported, at the latest by this call) or was
@@ -94,7 +96,9 @@ public interface Lease extends AutoCloseable {
      * @param holdAtLeast how long after the grant the name stays taken; zero is {@link #release()}
      * @return as {@link #release()}
      * @throws IllegalArgumentException if {@code holdAtLeast} is negative
-     * @throws RedisUnavailableException if Redis could not be reached
+     * @throws RedisUnavailableException if Redis could not be reached, or, under {@code
+     *     minReplicas}, if the hold reached fewer replicas than required (the master keeps it, but a
+     *     failover could free the name before the hold ends)
      */
     boolean releaseAfter(Duration holdAtLeast);
 

@@ -2,6 +2,7 @@ package dev.turnstile.redis.lock;
 
 import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.RedisUnavailableException;
+import dev.turnstile.redis.support.Durations;
 import dev.turnstile.redis.support.ManagedLease;
 import dev.turnstile.redis.support.ScriptRunner;
 import dev.turnstile.redis.support.TurnstileRuntime;
@@ -126,13 +127,23 @@ final class LockLease extends ManagedLease {
                 this.runtime.signalMode().publishCommand(),
                 Long.toString(this.grantedAtMillis),
                 Long.toString(RedlockLease.ceilMillis(holdAtLeast)));
-        return (Long)
-                (this.runtime.settings().minReplicas() > 0
-                        ? this.runtime
-                                .scripts()
-                                .evalReplicated(LockScripts.RELEASE_AFTER, operation, keys, args)
-                                .reply()
-                        : this.runtime.scripts().eval(LockScripts.RELEASE_AFTER, operation, keys, args));
+        int minReplicas = this.runtime.settings().minReplicas();
+        if (minReplicas == 0) {
+            return (Long) this.runtime.scripts().eval(LockScripts.RELEASE_AFTER, operation, keys, args);
+        }
+        ScriptRunner.Replicated replicated =
+                this.runtime.scripts().evalReplicated(LockScripts.RELEASE_AFTER, operation, keys, args);
+        long code = (Long) replicated.reply();
+        if (code == 0 && replicated.replicas() < minReplicas) {
+            // Kept on the master only: after a failover the lock may come free before the hold ends.
+            throw new RedisUnavailableException(
+                    "The hold of lock '" + name() + "' for " + Durations.format(holdAtLeast)
+                            + " after its grant reached only " + replicated.replicas() + " of the " + minReplicas
+                            + " replicas required (minReplicas); a failover now could free the lock before the"
+                            + " hold ends",
+                    new IllegalStateException("WAIT " + minReplicas + " answered " + replicated.replicas()));
+        }
+        return code;
     }
 
     /**

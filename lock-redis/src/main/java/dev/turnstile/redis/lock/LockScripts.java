@@ -121,17 +121,22 @@ final class LockScripts {
             """);
 
     /**
-     * KEYS: lock. ARGV: release channel, PUBLISH or SPUBLISH, hold-off ms. Takes the lock from
-     * whoever holds it: the key is set to {@code force-released} for the hold-off (the lock cohort's
-     * longest age) instead of deleted, and waiters are told. A cohort in the holder's process may
-     * still pass the grant on locally until its age runs out; nobody else can take the lock before
-     * then, so no holder of another process overlaps those hand-offs or gets a token they would
-     * undercut. Returns 1 if the lock was held, else 0.
+     * KEYS: lock. ARGV: release channel, PUBLISH or SPUBLISH, hold-off ms (absent: none). Takes the
+     * lock from whoever holds it, and tells waiters. With a hold-off (the lock cohort's longest age)
+     * the key is set to {@code force-released} for that long instead of deleted: a cohort in the
+     * holder's process may still pass the grant on locally until its age runs out, and nobody else
+     * can take the lock before then, so no holder of another process overlaps those hand-offs or gets
+     * a token they would undercut. Redlock, which has no cohort, deletes. Returns 1 if the lock was
+     * held, else 0.
      */
     static final LuaScript FORCE_RELEASE = LuaScript.of("""
             local holder = redis.call('GET', KEYS[1])
             if holder and holder ~= 'force-released' then
-              redis.call('SET', KEYS[1], 'force-released', 'PX', ARGV[3])
+              if ARGV[3] then
+                redis.call('SET', KEYS[1], 'force-released', 'PX', ARGV[3])
+              else
+                redis.call('DEL', KEYS[1])
+              end
               redis.call(ARGV[2], ARGV[1], 'free')
               return 1
             end

@@ -120,12 +120,21 @@ public final class RedisLock implements NamedLock {
             return Optional.empty();
         }
         LocalGates.Gate gate = entry.gate();
-        LockLease passed = entry.handOff() != null ? passedOn(name, entry.handOff(), leaseTime, gate) : null;
-        if (passed != null) {
-            return Optional.of(Acquisition.start(passed, () -> interrupted(name, start)));
+        boolean yieldFirst = entry.yieldFirst();
+        HandOff handOff = entry.handOff();
+        if (handOff != null) {
+            LockLease passed = passedOn(name, handOff, leaseTime, gate);
+            if (passed != null) {
+                return Optional.of(Acquisition.start(passed, () -> interrupted(name, start)));
+            }
+            // Too little of the grant is left to hold (this thread was slow to wake): back to Redis.
+            // Processes told of that release get the head start a release by the holder gives them.
+            yieldFirst = releaseQuietly(
+                            name, gate.lockKey, gate.channel, handOff.cohort().ownerToken())
+                    > 0;
         }
         long remaining = deadline - System.nanoTime();
-        long courtesy = remaining > 0 && entry.yieldFirst() ? Math.min(COURTESY_NANOS, remaining) : 0;
+        long courtesy = remaining > 0 && yieldFirst ? Math.min(COURTESY_NANOS, remaining) : 0;
         return Optional.ofNullable(Acquisition.await(
                 this.runtime.signals(),
                 gate.channel,
@@ -138,7 +147,7 @@ public final class RedisLock implements NamedLock {
 
     /**
      * The lease on a grant the previous local holder passed on, or null when too little of the grant
-     * is left to be worth holding: it is then released in Redis, and this thread contends there.
+     * is left to be worth holding: the caller then releases it in Redis and contends there.
      */
     private @Nullable LockLease passedOn(
             String name, HandOff handOff, @Nullable Duration leaseTime, LocalGates.Gate gate) {
@@ -149,8 +158,6 @@ public final class RedisLock implements NamedLock {
             }
             return new LockLease(this.runtime, name, handOff, lease, leaseTime == null, gate);
         }
-        // Too little left (this thread was slow to wake): back to Redis; this thread contends there.
-        releaseQuietly(name, gate.lockKey, gate.channel, handOff.cohort().ownerToken());
         return null;
     }
 
@@ -213,12 +220,16 @@ public final class RedisLock implements NamedLock {
         return WaitLoop.Outcome.busy(value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0);
     }
 
-    /** The call may have reached Redis before it failed: free what it may have granted, if we can. */
-    private void releaseQuietly(String name, String key, String channel, String owner) {
+    /**
+     * Frees a grant of {@code owner}, if Redis can be reached.
+     *
+     * @return the processes told of the release, or -1 (not held by this owner, or Redis unreachable)
+     */
+    private long releaseQuietly(String name, String key, String channel, String owner) {
         try {
-            LockLease.release(this.runtime, name, key, channel, owner);
-        } catch (RuntimeException ignored) {
-            // still unreachable: the grant, if any, expires by its own TTL
+            return LockLease.release(this.runtime, name, key, channel, owner);
+        } catch (RuntimeException unreachable) {
+            return -1; // the grant, if any, expires by its own TTL
         }
     }
 

@@ -325,12 +325,18 @@ public abstract class ManagedLease implements Lease {
             this.ended = true;
             cancelTimer();
         }
+        if (lost) {
+            // Reported already, and never held on: the answer tells the caller, and what may be left
+            // of the grant is freed (owner-checked) off the caller's thread, so a release during a
+            // partition or a Redis stall never blocks the caller or fails.
+            this.releasedInRedis = true;
+            runEndHook(-1);
+            this.runtime.watchdog().execute(this::freeQuietlyAfterLoss);
+            return false;
+        }
         long result;
         try {
-            // A lost lease is never held on: what is left of its grant is freed.
-            if (lost) {
-                result = releaseInRedis();
-            } else if (!holdAtLeast.isZero()) {
+            if (!holdAtLeast.isZero()) {
                 result = releaseInRedisAfter(holdAtLeast);
             } else if (quiet && !retry) {
                 result = releaseForNext();
@@ -355,7 +361,7 @@ public abstract class ManagedLease implements Lease {
         }
         this.releasedInRedis = true;
         runEndHook(result);
-        if (result < 0 && !lost && !retry && lostWhenReleased()) {
+        if (result < 0 && !retry && lostWhenReleased()) {
             // The grant was no longer this owner's (force-released, or expired in Redis before the
             // local deadline): the work ran without it for a while, and that is never silent.
             reportLost(Reason.EXPIRED_IN_REDIS, "found at its release");
@@ -583,6 +589,19 @@ public abstract class ManagedLease implements Lease {
                 this.deadlineNanos = capped;
                 armDeadline();
             }
+        }
+    }
+
+    /** Frees, owner-checked and best effort, what is left of a lost lease's grant; on a Turnstile thread. */
+    private void freeQuietlyAfterLoss() {
+        try {
+            releaseInRedis();
+        } catch (RuntimeException e) {
+            log.debug(
+                    "Could not free lost {} '{}': {}; it expires by its TTL",
+                    this.kind.label(),
+                    this.name,
+                    e.getMessage());
         }
     }
 

@@ -9,8 +9,8 @@ enum Fault {
     HOLDER_KILLED("holder killed (kill -9)"),
     PARTITION("holder partitioned from Redis"),
     FORCE_RELEASE("forceRelease every 50 ms"),
-    FAILOVER("Sentinel failover"),
-    FAILOVER_MIN_REPLICAS("Sentinel failover, minReplicas 1"),
+    FAILOVER("Sentinel failover losing the last 300 ms of writes"),
+    FAILOVER_MIN_REPLICAS("the same failover, minReplicas 1"),
     FENCE_AHEAD("fencing counter ahead of the server clock");
 
     final String label;

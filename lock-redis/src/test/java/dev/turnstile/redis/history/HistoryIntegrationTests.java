@@ -28,12 +28,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 class HistoryIntegrationTests {
 
     private static final boolean LONG = "long".equals(System.getProperty("history.schedule"));
-    private static final Duration CELL = LONG ? Duration.ofSeconds(15) : Duration.ofMillis(1500);
+    private static final Duration CELL = LONG ? Duration.ofSeconds(15) : Duration.ofSeconds(1);
     private static final Duration FAILOVER_CELL = LONG ? Duration.ofSeconds(20) : Duration.ofSeconds(6);
 
     /** Cells whose non-zero counts come from a condition the README states, with that condition. */
     private static final Map<Fault, String> CONDITIONS = Map.of(
-            Fault.FAILOVER, "a grant or a counter increment the replica had not received is lost with the old master");
+            Fault.FAILOVER,
+            "without minReplicas, grants and counter increments the replica never received are lost with the old"
+                    + " master: a second owner, and tokens below those handed out unless the new master's clock is"
+                    + " past them");
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
@@ -49,7 +52,9 @@ class HistoryIntegrationTests {
         List<Arguments> cells = new ArrayList<>();
         for (Primitive primitive : Primitive.values()) {
             for (Fault fault : Fault.values()) {
-                if (applies(primitive, fault) && selected(primitive, fault)) {
+                if (applies(primitive, fault)
+                        && selected(primitive, fault)
+                        && (LONG || inShortSchedule(primitive, fault))) {
                     cells.add(Arguments.of(primitive, fault));
                 }
             }
@@ -70,6 +75,20 @@ class HistoryIntegrationTests {
         return (!anyPrimitive || primitiveNamed) && (!anyFault || faultNamed);
     }
 
+    /**
+     * The short schedule, for every build: each primitive under every fault on the Redis side, and
+     * the faults that need child JVMs or a Sentinel group (seconds each) on a few primitives.
+     */
+    private static boolean inShortSchedule(Primitive primitive, Fault fault) {
+        if (fault.needsChildJvms()) {
+            return primitive == Primitive.LOCK || primitive == Primitive.REDLOCK;
+        }
+        if (fault.needsSentinel()) {
+            return primitive == Primitive.LOCK;
+        }
+        return true;
+    }
+
     private static boolean applies(Primitive primitive, Fault fault) {
         if (primitive == Primitive.REDLOCK && fault.needsSentinel()) {
             return false; // Redlock runs on independent masters, not on a replicated one
@@ -88,10 +107,17 @@ class HistoryIntegrationTests {
         String condition = CONDITIONS.get(fault);
         synchronized (rows) {
             rows.add("| " + primitive.label + " | " + fault.label + " | " + result.faults() + " | " + verdict.cells()
-                    + " | " + (condition == null ? "" : condition) + " |");
+                    + " | "
+                    + (condition != null && verdict.unexplainedOverlaps() + verdict.tokenInversions() > 0
+                            ? condition
+                            : "")
+                    + " |");
         }
         System.out.println(primitive.label + " under " + fault.label + " (" + result.faults() + " faults): " + verdict);
         assertThat(verdict.holds()).as("the workload made progress").isPositive();
+        if (fault != Fault.NONE) {
+            assertThat(result.faults()).as("the nemesis applied its fault").isPositive();
+        }
         assertThat(verdict.hangs()).as("nothing hangs: %s", verdict).isZero();
         assertThat(verdict.lateLosses())
                 .as("losses reported in time: %s", verdict)

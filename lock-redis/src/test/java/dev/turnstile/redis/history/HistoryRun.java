@@ -21,7 +21,9 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -217,7 +219,16 @@ final class HistoryRun {
                 case FAILOVER, FAILOVER_MIN_REPLICAS -> {
                     park(TimeUnit.MILLISECONDS.toNanos(length.toMillis() / 4));
                     int old = this.sentinel.currentMasterPort();
+                    // The worst failover: the last writes never reach the replica. Replication is cut
+                    // (the replica frozen, its link dropped) for a moment, then the master dies.
+                    RedisServer replica = this.sentinel.replicas().get(0);
+                    replica.pause();
+                    try (Jedis master = this.sentinel.initialMaster().connect()) {
+                        master.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "replica");
+                    }
+                    park(TimeUnit.MILLISECONDS.toNanos(300));
                     this.sentinel.initialMaster().kill();
+                    replica.resume();
                     this.faults++;
                     this.sentinel.awaitFailover(old, Duration.ofSeconds(30));
                     park(endNanos - System.nanoTime());

@@ -280,6 +280,52 @@ class CohortIntegrationTests {
         }
     }
 
+    @Test
+    void aPassedOnGrantTooShortToHoldGoesBackToRedisWithTheHeadStartForAProcessToldOfIt() throws Exception {
+        String name = "late-wake";
+        try (JedisPooled elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile elsewhere = Turnstile.builder(elsewhereClient).build()) {
+            RedisLock lock = this.turnstile.lock(name);
+            // The holder's fixed lease of 1 s may be passed on with 100 ms left; the next thread asks
+            // for the default 30 s lease and wants 1 s of the grant: it gives the grant back to Redis.
+            Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(1));
+            Future<Lease> next = queueBehind(lock, null, 1);
+            CompletableFuture<Optional<Lease>> theirTry = new CompletableFuture<>();
+            JedisPubSub slowWaiter = new JedisPubSub() {
+                @Override
+                public void onMessage(String channel, String message) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+                    try {
+                        theirTry.complete(elsewhere.lock(name).tryAcquire(Duration.ZERO, null));
+                    } catch (RuntimeException e) {
+                        theirTry.completeExceptionally(e);
+                    }
+                    unsubscribe();
+                }
+            };
+            this.threads.submit(() -> elsewhereClient.subscribe(slowWaiter, "turnstile:free:{" + name + "}"));
+            await().atMost(Duration.ofSeconds(5)).until(slowWaiter::isSubscribed);
+            await().atMost(Duration.ofSeconds(2)).until(() -> first.remaining().toMillis() < 600);
+            Optional<Lease> theirs = Optional.empty();
+            try {
+                assertThat(first.release()).isTrue();
+                theirs = theirTry.get(5, TimeUnit.SECONDS);
+                assertThat(theirs)
+                        .as("the process told of the grant's return had its try before the thread it was passed to")
+                        .isPresent();
+                assertThat(next).isNotDone();
+            } finally {
+                theirs.ifPresent(Lease::release);
+                if (slowWaiter.isSubscribed()) {
+                    slowWaiter.unsubscribe();
+                }
+            }
+            Lease mine = next.get(5, TimeUnit.SECONDS);
+            assertThat(mine.fencingToken()).isGreaterThan(theirs.orElseThrow().fencingToken());
+            mine.release();
+        }
+    }
+
     /** Starts a thread that acquires {@code lock} for {@code lease}, once it queues as the {@code position}th waiter. */
     private Future<Lease> queueBehind(RedisLock lock, @org.jspecify.annotations.Nullable Duration lease, int position) {
         Future<Lease> waiter = this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), lease));

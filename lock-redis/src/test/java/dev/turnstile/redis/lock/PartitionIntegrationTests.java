@@ -80,6 +80,30 @@ class PartitionIntegrationTests {
                 "turnstile:sem:{slots}");
     }
 
+    @Test
+    void aReleaseDuringThePartitionOfALeaseAlreadyLostAnswersFalseWithoutWaitingForRedis() {
+        Lease held = this.cutOff.lock("job").tryAcquire(Duration.ZERO, null).orElseThrow();
+        held.onLost(this.lost::add);
+        this.proxy.partition();
+        await().atMost(Duration.ofSeconds(3)).until(() -> this.lost.size() == 1);
+
+        CompletableFuture<Boolean> release = CompletableFuture.supplyAsync(held::release);
+        // The client's socket timeout is 8 s: a release that waited for Redis would still be stuck.
+        Boolean answer = await().atMost(Duration.ofSeconds(2))
+                .alias("release returns while the partition lasts")
+                .until(() -> release.getNow(null), a -> a != null);
+        assertThat(answer).as("the lease was lost, and release says so").isFalse();
+        assertThat(this.proxy.isPartitioned()).isTrue();
+        Lease next = await().atMost(Duration.ofSeconds(5))
+                .until(() -> this.direct.lock("job").tryAcquire(Duration.ZERO, null), Optional::isPresent)
+                .orElseThrow();
+
+        this.proxy.heal();
+        // The freeing of what was left of the lost grant arrives now, owner-checked: it changes nothing.
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(next::isHeld);
+        assertThat(next.release()).isTrue();
+    }
+
     private void partitionedHolderHearsOfTheLoss(Function<Turnstile, Optional<Lease>> take, String key) {
         Lease held = take.apply(this.cutOff).orElseThrow();
         held.onLost(this.lost::add);

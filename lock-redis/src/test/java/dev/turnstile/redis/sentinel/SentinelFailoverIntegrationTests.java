@@ -98,6 +98,35 @@ class SentinelFailoverIntegrationTests {
         }
     }
 
+    @Test
+    void underMinReplicasAHoldNoReplicaConfirmedIsReportedNotClaimedKept() {
+        try (RedisSentinelGroup group = RedisSentinelGroup.start(1);
+                JedisSentineled client = group.newClient(Duration.ofMillis(500));
+                Turnstile turnstile = Turnstile.builder(client)
+                        .minReplicas(1, Duration.ofMillis(200))
+                        .build()) {
+            Lease job = turnstile.lock("nightly-report").acquire(Duration.ZERO, Duration.ofSeconds(2));
+            group.replicas().get(0).pause();
+            try (Jedis master = group.initialMaster().connect()) {
+                master.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "replica");
+            }
+            try {
+                // The job ran; it asks that nobody run it again for a minute. Only the master has that.
+                assertThatThrownBy(() -> job.releaseAfter(Duration.ofMinutes(1)))
+                        .isInstanceOf(RedisUnavailableException.class)
+                        .hasMessageContaining("hold of lock 'nightly-report'")
+                        .hasMessageContaining("reached only 0 of the 1 replicas");
+                try (Jedis master = group.initialMaster().connect()) {
+                    assertThat(master.pttl("turnstile:lock:{nightly-report}"))
+                            .as("the master keeps the hold with its time to live")
+                            .isGreaterThan(Duration.ofSeconds(30).toMillis());
+                }
+            } finally {
+                group.replicas().get(0).resume();
+            }
+        }
+    }
+
     /** Returns 1 if two owners held the lock at once across a failover, else 0. */
     private int doubleGrant(int minReplicas) {
         try (RedisSentinelGroup group = RedisSentinelGroup.start(1);
