@@ -8,7 +8,8 @@ public enum SpringFault {
     FORCE_RELEASE("forceRelease every 50 ms"),
     PARTITION("one node partitioned from Redis"),
     HOLDER_PAUSED("the running node paused past its lease (SIGSTOP)"),
-    HOLDER_KILLED("the running node killed (kill -9)");
+    HOLDER_KILLED("the running node killed (kill -9)"),
+    RUN_OUTLIVES_LEASE("a run outlives its lease");
 
     /** The fault in words, for the verdict line. */
     public final String label;
