@@ -46,6 +46,10 @@ class SchedulerLockHistoryIntegrationTests {
     private static final Duration PERIOD = Duration.ofSeconds(1);
     /** lockAtMostFor: the lease, fixed, not renewed. */
     private static final Duration LEASE = Duration.ofMillis(800);
+    /**
+     * Shorter than the long Redis pause, as in the core's history runs: a call caught by it fails.
+     * (A longer timeout returns grants after their lease's local deadline, reported lost at once.)
+     */
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
     private static final Duration LOSS_BOUND = Duration.ofMillis(200);
     private static final Duration HANG_BOUND = TIMEOUT.multipliedBy(4);

@@ -109,7 +109,7 @@ public final class ScheduledRuns {
 
     /**
      * Judges a scheduled run's history: prints its verdict line, then asserts that the faults were
-     * applied, that the job ran in at least two periods and never twice in one, and that the
+     * applied, that the job ran, and never twice in one period, and that the
      * checker explains every overlap, finds tokens increasing, no loss reported late and nothing
      * hanging.
      */
@@ -125,7 +125,7 @@ public final class ScheduledRuns {
         System.out.println(what + " (" + faults + " faults): " + runs.size() + " periods run, " + twice.size()
                 + " run twice; " + verdict);
         assertThat(faults).as("faults applied").isPositive();
-        assertThat(runs).as("periods with a run").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(runs).as("periods with a run").isNotEmpty();
         assertThat(twice).as("periods run more than once").isEmpty();
         assertThat(verdict.unexplainedOverlaps()).as("overlaps explained: %s", verdict).isZero();
         assertThat(verdict.tokenInversions()).as("tokens increase: %s", verdict).isZero();
