@@ -22,9 +22,11 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * refused (skipped) or failed (the scheduler's error handler saw an exception). The job body calls
  * {@link #started} and {@link #ended}.
  *
- * <p>A run counts in the period that began at most three quarters of a period before it started
- * (or a quarter after, for a scheduler that fires a moment early): jobs fire at the start of their
- * period, so a run that Redis delayed still counts in the period that fired it.
+ * <p>A run counts in the period that fired it: its firing (the hold's request) comes at the start
+ * of its period, or a moment before it for a scheduler whose timer runs a little early, so it
+ * counts in the period that begins within a quarter of a period after it, or began before. A run
+ * that Redis delayed (its grant came late, even into the next period) still counts in the period
+ * that fired it.
  */
 public final class ScheduledRuns {
 
@@ -94,13 +96,13 @@ public final class ScheduledRuns {
         }
     }
 
-    /** Returns the runs (granted holds) by the period they belong to. */
+    /** Returns the runs (granted holds) by the period that fired them. */
     public static Map<Long, List<Hold>> byPeriod(List<Hold> holds, Duration period) {
         long periodMicros = period.toNanos() / 1_000;
         Map<Long, List<Hold>> runs = new TreeMap<>();
         for (Hold hold : holds) {
             if (hold.granted()) {
-                runs.computeIfAbsent((hold.returned() + periodMicros / 4) / periodMicros, p -> new ArrayList<>())
+                runs.computeIfAbsent((hold.requested() + periodMicros / 4) / periodMicros, p -> new ArrayList<>())
                         .add(hold);
             }
         }
