@@ -49,7 +49,10 @@ import java.lang.annotation.Target;
  * <h2>Reentrancy and transactions</h2>
  *
  * A nested call on the same thread with a key the thread already holds joins the outer lease (no
- * second acquire, no deadlock). The lock is taken outside {@code @Transactional} on the same
+ * second acquire, no deadlock). A nested call on several keys, some held by outer calls, joins
+ * those and takes the others, released when it ends, if they sort after every key the thread
+ * holds (the order in which multi-key locks take their keys, so no deadlock); otherwise it fails
+ * at once with an {@code IllegalStateException} naming the method and the keys. The lock is taken outside {@code @Transactional} on the same
  * method, so it is released only after the transaction has committed; when a transaction is
  * already active around the call, the release waits for that transaction to complete.
  *

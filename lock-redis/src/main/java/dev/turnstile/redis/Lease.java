@@ -71,12 +71,16 @@ public interface Lease extends AutoCloseable {
      *
      * <p>A release that comes after the lease's deadline (its renewals were cut off by a network
      * partition, or the process stalled) first reports the loss, exactly once, to the listeners,
-     * and then returns false: the work it guarded did not run under the lease to its end. The
-     * release of a lease already lost never waits for Redis: what may be left of its grant is freed,
-     * owner-checked, on a Turnstile thread.
+     * and then returns false: the work it guarded did not run under the lease to its end. So does
+     * a release that finds the grant no longer this owner's in Redis (force-released by an
+     * operator, or expired there before the local deadline), after the fact: the listeners hear
+     * {@link LeaseLostEvent.Reason#EXPIRED_IN_REDIS}, and false is returned. The release of a lease
+     * already lost never waits for Redis: what may be left of its grant is freed, owner-checked, on
+     * a Turnstile thread.
      *
      * @return true if the lease was held up to this release and this call freed its grant in
-     *     Redis; false if it had been lost (and reported) or was already released
+     *     Redis; false if it had been lost (and reported, at the latest by this call) or was
+     *     already released
      * @throws RedisUnavailableException if Redis could not be reached
      */
     boolean release();

@@ -270,6 +270,29 @@ public abstract class LockContract {
     }
 
     @Test
+    void aReleaseThatFindsTheGrantForceReleasedReportsTheLossOnce() {
+        for (Duration hold : List.of(Duration.ZERO, Duration.ofSeconds(5))) {
+            String name = "forced-" + hold.toMillis();
+            Lease lease = this.turnstile.lock(name).acquire(Duration.ZERO, null);
+            List<LeaseLostEvent> own = new CopyOnWriteArrayList<>();
+            lease.onLost(own::add);
+            assertThat(this.otherProcess.lock(name).forceRelease()).containsExactly(name);
+            // Released before the watchdog's next renewal (a third of the 3 s lease) could notice.
+            assertThat(lease.releaseAfter(hold)).as("held %s", hold).isFalse();
+            assertThat(own).singleElement().satisfies(event -> {
+                assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.EXPIRED_IN_REDIS);
+                assertThat(event.fencingToken()).isEqualTo(lease.fencingToken());
+            });
+            assertThat(this.lost).extracting(LeaseLostEvent::name).containsOnlyOnce(name);
+            assertThat(lease.isHeld()).isFalse();
+            assertThat(lease.release())
+                    .as("a second release reports nothing more")
+                    .isFalse();
+            assertThat(own).hasSize(1);
+        }
+    }
+
+    @Test
     void multiKeyLockIsAllOrNothingAndRollsBack() {
         Lease blocker = this.turnstile.lock("b").acquire(Duration.ZERO, null);
         Optional<Lease> all = this.turnstile.lock(List.of("c", "a", "b")).tryAcquire(Duration.ZERO, null);

@@ -2,6 +2,7 @@ package dev.turnstile.spring;
 
 import dev.turnstile.redis.Lease;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -105,6 +106,17 @@ public final class LockContext {
             }
         }
         return null;
+    }
+
+    /** Internal: the contexts of {@code kind} on this thread whose leases are held, innermost first. */
+    public static List<LockContext> heldOnThisThread(String kind) {
+        List<LockContext> held = new ArrayList<>();
+        for (LockContext context : STACK.get()) {
+            if (context.kind.equals(kind) && context.isHeld()) {
+                held.add(context);
+            }
+        }
+        return held;
     }
 
     /** Internal: makes {@code context} current until {@link #pop}. */

@@ -216,6 +216,46 @@ class GuardedMethodIntegrationTests {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void aNestedCallOnMoreKeysJoinsTheHeldOnesAndTakesTheRestInSortedOrder() {
+        node("a").run(context -> {
+            Inventory inventory = context.getBean(Inventory.class);
+            try (Turnstile other = Turnstile.builder(redis.server().client()).build()) {
+                GuardedServices.OTHER.set(other);
+                long start = System.nanoTime();
+                List<Object> outer = inventory.holdOneThenBoth("a", "b");
+                assertThat(Duration.ofNanos(System.nanoTime() - start))
+                        .as("the inner call does not wait for its own thread's lock")
+                        .isLessThan(Duration.ofMillis(900));
+                List<Object> inner = (List<Object>) outer.get(1);
+                assertThat(inner.get(0)).isEqualTo(List.of("item:a", "item:b"));
+                java.util.Map<String, Long> tokens = (java.util.Map<String, Long>) inner.get(1);
+                assertThat(tokens).containsOnlyKeys("item:a", "item:b");
+                assertThat(tokens.get("item:a")).as("the held key keeps its token").isEqualTo(outer.get(0));
+                assertThat(inner.subList(2, 4)).as("both keys taken inside").containsExactly(true, true);
+                assertThat(outer.subList(2, 4))
+                        .as("after the inner call: the key it took is free, the held one still taken")
+                        .containsExactly(false, true);
+                assertThat(other.lock("item:a").isLocked()).isFalse();
+
+                // A missing key that sorts before a held one would be taken out of the sorted order
+                // every multi-key lock keeps, and could deadlock: refused at once, nothing taken.
+                long refused = System.nanoTime();
+                assertThatThrownBy(() -> inventory.holdOneThenBoth("d", "c"))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("Inventory.both(String, String)")
+                        .hasMessageContaining("[item:c, item:d]")
+                        .hasMessageContaining("holds [item:d]");
+                assertThat(Duration.ofNanos(System.nanoTime() - refused)).isLessThan(Duration.ofMillis(900));
+                assertThat(other.lock("item:c").isLocked()).isFalse();
+                assertThat(other.lock("item:d").isLocked()).isFalse();
+            } finally {
+                GuardedServices.OTHER.set(null);
+            }
+        });
+    }
+
+    @Test
     void severalKeysAreLockedTogetherInSortedOrder() {
         node("a").run(context -> {
             assertThat(context.getBean(Inventory.class).transfer("b", "a")).containsExactly("account:a", "account:b");

@@ -3,12 +3,14 @@ package dev.turnstile.spring.aop;
 import dev.turnstile.annotation.DistributedLock;
 import dev.turnstile.annotation.OnFailure;
 import dev.turnstile.annotation.Semaphore;
+import dev.turnstile.redis.Turnstile;
 import dev.turnstile.spring.LockContext;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.transaction.annotation.Transactional;
@@ -24,6 +26,9 @@ final class GuardedServices {
     record Hold(String node, String key, long start, long end) {}
 
     static final List<Hold> HOLDS = new CopyOnWriteArrayList<>();
+
+    /** Another process's Turnstile, for guarded methods that look at Redis as another process sees it. */
+    static final AtomicReference<Turnstile> OTHER = new AtomicReference<>();
 
     /** A class without interfaces: proxied with CGLIB. */
     static class Inventory {
@@ -53,6 +58,30 @@ final class GuardedServices {
         @DistributedLock(key = "item:#itemId", waitTime = "0s")
         public long inner(String itemId) {
             return LockContext.current().fencingToken();
+        }
+
+        /** Holds {@code item:<held>} and calls {@link #both}; returns [outer token, what both returned, whether {@code item:<wanted>} and {@code item:<held>} are taken after it]. */
+        @DistributedLock(key = "item:#held", waitTime = "1s")
+        public List<Object> holdOneThenBoth(String held, String wanted) {
+            long outer = LockContext.current().fencingToken();
+            List<Object> inner = this.self.getObject().both(held, wanted);
+            return List.of(outer, inner, takenElsewhere("item:" + wanted), takenElsewhere("item:" + held));
+        }
+
+        /** Returns [this call's keys, its fencing tokens, whether {@code item:<a>} and {@code item:<b>} are taken]. */
+        @DistributedLock(key = {"item:#a", "item:#b"}, waitTime = "1s")
+        public List<Object> both(String a, String b) {
+            LockContext context = LockContext.current();
+            return List.of(
+                    context.keys(), context.fencingTokens(), takenElsewhere("item:" + a), takenElsewhere("item:" + b));
+        }
+
+        /** Whether another process ({@link #OTHER}) finds {@code key} taken. */
+        private static boolean takenElsewhere(String key) {
+            return OTHER.get().lock(key).tryAcquire().map(lease -> {
+                lease.release();
+                return false;
+            }).orElse(true);
         }
 
         @DistributedLock(

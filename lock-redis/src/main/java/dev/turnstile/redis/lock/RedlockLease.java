@@ -94,6 +94,12 @@ final class RedlockLease extends ManagedLease {
         return sentNanos + leaseTime.toNanos() - RedlockLock.drift(leaseTime);
     }
 
+    /** A release freed on fewer than a quorum of masters may only have found some of them slow. */
+    @Override
+    protected boolean lostWhenReleased() {
+        return false;
+    }
+
     @Override
     protected long releaseInRedis() {
         return RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, true) >= this.redlock.quorum() ? 0 : -1;

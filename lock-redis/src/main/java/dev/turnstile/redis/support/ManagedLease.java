@@ -361,7 +361,20 @@ public abstract class ManagedLease implements Lease {
         }
         this.releasedInRedis = true;
         runEndHook(result);
+        if (result < 0 && !retry && lostWhenReleased()) {
+            // The grant was no longer this owner's (force-released, or expired in Redis before the
+            // local deadline): the work ran without it for a while, and that is never silent.
+            reportLost(Reason.EXPIRED_IN_REDIS, "found at its release");
+        }
         return result >= 0 && !lost;
+    }
+
+    /**
+     * Whether a release that found no grant of this owner proves the lease lost (true by default);
+     * false where the release's answer may also mean that too few servers answered in time.
+     */
+    protected boolean lostWhenReleased() {
+        return true;
     }
 
     /** Releases like {@link #release()}, but logs instead of throwing when Redis is unreachable. */
@@ -413,11 +426,8 @@ public abstract class ManagedLease implements Lease {
             }
             this.ended = true;
             cancelTimer();
-            Duration overdue = Duration.ofNanos(Math.max(0, -untilDeadline()));
-            event = new LeaseLostEvent(this.kind, this.name, this.fencingToken, reason, overdue);
-            this.lostEvent = event;
-            toNotify = this.listeners == null ? List.of() : List.copyOf(this.listeners);
-            this.listeners = null;
+            event = lostEvent(reason);
+            toNotify = takeListeners();
         }
         log.warn(
                 "Lost {} '{}' (fencing token {}): {}, detected {} after its deadline",
@@ -428,6 +438,46 @@ public abstract class ManagedLease implements Lease {
                 Durations.format(event.overdue()));
         onLoss();
         runEndHook(-1);
+        tell(event, toNotify);
+    }
+
+    /** Reports the loss of a lease that is already ended (its release found the grant gone), once. */
+    private void reportLost(Reason reason, String how) {
+        LeaseLostEvent event;
+        List<LeaseListener> toNotify;
+        synchronized (this.monitor) {
+            if (this.lostEvent != null) {
+                return;
+            }
+            event = lostEvent(reason);
+            toNotify = takeListeners();
+        }
+        log.warn(
+                "Lost {} '{}' (fencing token {}): {}, {}",
+                this.kind.label(),
+                this.name,
+                this.fencingToken,
+                reason,
+                how);
+        tell(event, toNotify);
+    }
+
+    /** Under the monitor: the loss event, kept for listeners added later. */
+    private LeaseLostEvent lostEvent(Reason reason) {
+        Duration overdue = Duration.ofNanos(Math.max(0, -untilDeadline()));
+        LeaseLostEvent event = new LeaseLostEvent(this.kind, this.name, this.fencingToken, reason, overdue);
+        this.lostEvent = event;
+        return event;
+    }
+
+    /** Under the monitor: the listeners to tell, none of whom will be told again. */
+    private List<LeaseListener> takeListeners() {
+        List<LeaseListener> toNotify = this.listeners == null ? List.of() : List.copyOf(this.listeners);
+        this.listeners = null;
+        return toNotify;
+    }
+
+    private void tell(LeaseLostEvent event, List<LeaseListener> toNotify) {
         this.runtime.publishLoss(event);
         toNotify.forEach(listener -> TurnstileRuntime.notifySafely(listener, event));
     }

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -117,13 +118,40 @@ public final class GuardOperationSupport {
         if (joined != null && joined.isHeld()) {
             return invokeJoined(guard, joined, invoker);
         }
-        long start = System.nanoTime();
-        Optional<? extends Lease> acquired = acquire(guard);
-        if (acquired.isEmpty()) {
-            return failure(guard, target, args, guard.failure(Duration.ofNanos(System.nanoTime() - start)));
+        List<LockContext> partly =
+                guard.operation().kind() == GuardKind.LOCK ? heldSharing(label, guard.keys()) : List.of();
+        // The keys to take: all of them, or those that outer calls of this thread do not hold.
+        Guard taking = partly.isEmpty() ? guard : missing(guard, partly, label);
+        Lease own = null;
+        if (taking != null) {
+            long start = System.nanoTime();
+            Optional<? extends Lease> acquired = acquire(taking);
+            if (acquired.isEmpty()) {
+                return failure(guard, target, args, guard.failure(Duration.ofNanos(System.nanoTime() - start)));
+            }
+            own = acquired.get();
         }
-        Lease lease = acquired.get();
-        LockContext context = new LockContext(label, lease);
+        if (!partly.isEmpty()) {
+            Lease joinedLease = new JoinedLease(
+                    guard.keys().stream().sorted().distinct().toList(),
+                    partly.stream().map(LockContext::lease).toList(),
+                    own);
+            if (own == null) {
+                return invokeJoined(guard, new LockContext(label, joinedLease), invoker);
+            }
+            extendJoined(guard, partly);
+            return runAcquired(taking, own, new LockContext(label, joinedLease), invoker);
+        }
+        return runAcquired(guard, own, new LockContext(label, own), invoker);
+    }
+
+    /**
+     * Runs a call under {@code context}, whose lease {@code lease} (or, for a call that joined
+     * outer keys, the part of it) this call acquired: released when the call ends, or when the
+     * surrounding transaction completes.
+     */
+    private @Nullable Object runAcquired(Guard guard, Lease lease, LockContext context, Invoker invoker)
+            throws Throwable {
         AtomicReference<GuardOperation.Outcome> outcome = new AtomicReference<>(GuardOperation.Outcome.COMPLETED);
         boolean deferred = this.transactions != null
                 && this.transactions.deferRelease(context, () -> release(guard, lease, outcome.get()));
@@ -138,6 +166,71 @@ public final class GuardOperationSupport {
         } finally {
             if (!deferred) {
                 release(guard, lease, outcome.get());
+            }
+        }
+    }
+
+    /**
+     * Returns the held lock contexts of this thread (of its running guarded calls, and those whose
+     * release waits for a transaction) that share a key with {@code keys}.
+     */
+    private List<LockContext> heldSharing(String label, List<String> keys) {
+        List<LockContext> sharing = new ArrayList<>();
+        for (LockContext context : heldOnThisThread(label)) {
+            if (context.keys().stream().anyMatch(keys::contains) && !sharing.contains(context)) {
+                sharing.add(context);
+            }
+        }
+        return sharing;
+    }
+
+    private List<LockContext> heldOnThisThread(String label) {
+        List<LockContext> held = new ArrayList<>(LockContext.heldOnThisThread(label));
+        if (this.transactions != null) {
+            held.addAll(this.transactions.deferredHeld(label));
+        }
+        return held;
+    }
+
+    /**
+     * Returns the guard of the keys of {@code guard} that {@code partly} does not hold, or null if
+     * it holds them all.
+     *
+     * @throws IllegalStateException if one of them sorts before a key this thread holds: taking it
+     *     now would break the sorted order in which every multi-key lock takes its keys, and could
+     *     deadlock against a call that takes them in that order
+     */
+    private @Nullable Guard missing(Guard guard, List<LockContext> partly, String label) {
+        TreeSet<String> held = new TreeSet<>();
+        partly.forEach(context -> held.addAll(context.keys()));
+        TreeSet<String> missing = new TreeSet<>(guard.keys());
+        missing.removeAll(held);
+        if (missing.isEmpty()) {
+            return null;
+        }
+        TreeSet<String> holding = new TreeSet<>();
+        heldOnThisThread(label).forEach(context -> holding.addAll(context.keys()));
+        if (missing.first().compareTo(holding.last()) < 0) {
+            TreeSet<String> keys = new TreeSet<>(guard.keys());
+            throw new IllegalStateException(guard.operation().description() + " asks for lock keys " + keys
+                    + " while an outer guarded call on this thread holds " + held + ": it would take "
+                    + missing.headSet(holding.last()) + " after " + holding.last()
+                    + ", out of the sorted order in which multi-key locks take their keys, and could deadlock"
+                    + " with a call that locks " + keys + ". Lock every key in the outer call, or only keys"
+                    + " that sort after those held in the inner one.");
+        }
+        return new Guard(guard.operation(), List.copyOf(missing), guard.limit());
+    }
+
+    /** Extends the joined outer leases when the call asks for a longer fixed lease than they have left. */
+    private static void extendJoined(Guard guard, List<LockContext> partly) {
+        Duration needed = guard.operation().leaseTime();
+        if (needed == null) {
+            return;
+        }
+        for (LockContext context : partly) {
+            if (context.lease().remaining().compareTo(needed) < 0) {
+                context.lease().extend(needed);
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.turnstile.spring.aop;
 
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.spring.LockContext;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -67,6 +68,17 @@ public final class TransactionGuard {
             }
         }
         return null;
+    }
+
+    /** Returns this thread's still-held leases of {@code kind} whose release waits for a transaction. */
+    List<LockContext> deferredHeld(String kind) {
+        List<LockContext> held = new ArrayList<>();
+        for (LockContext context : DEFERRED.get()) {
+            if (context.kind().equals(kind) && context.isHeld()) {
+                held.add(context);
+            }
+        }
+        return held;
     }
 
     /** In ROLLBACK mode, refuses the commit of the active transaction if {@code context} lost its lease. */

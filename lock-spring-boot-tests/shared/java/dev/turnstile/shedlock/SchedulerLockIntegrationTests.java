@@ -21,8 +21,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * An application already on ShedLock 7 ({@code @SchedulerLock}) moves to Turnstile by dropping its
- * own {@code LockProvider} bean: the starter provides one, and two nodes run a job once per hold.
+ * An application already on ShedLock ({@code @SchedulerLock}; 6 on Spring Boot 3.5, 7 on Spring
+ * Boot 4) moves to Turnstile by dropping its own {@code LockProvider} bean: the starter provides
+ * one, and two nodes run a job once per hold.
  */
 class SchedulerLockIntegrationTests {
 
