@@ -15,6 +15,7 @@ import dev.turnstile.spring.actuate.TurnstileEndpoint;
 import dev.turnstile.spring.autoconfigure.TurnstileAutoConfiguration;
 import dev.turnstile.test.redis.RedisServerExtension;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -66,10 +67,14 @@ class ObservabilityIntegrationTests {
                             .count())
                     .isEqualTo(10);
             assertThat(meters.get("turnstile.acquire")
-                            .tags("outcome", "timeout")
+                            .tags("outcome", "busy")
                             .timer()
                             .count())
                     .isEqualTo(2);
+            assertThat(meters.find("turnstile.acquire").timers())
+                    .as("one timer per outcome, each acquisition counted once")
+                    .hasSize(2)
+                    .allSatisfy(timer -> assertThat(timer.getId().getTag("error")).isEqualTo("none"));
             assertThat(meters.get("turnstile.held")
                             .tags("name", "item:#id")
                             .timer()
@@ -237,9 +242,11 @@ class ObservabilityIntegrationTests {
         }
 
         @Bean
-        ObservationRegistry observationRegistry(Handler handler) {
+        ObservationRegistry observationRegistry(Handler handler, MeterRegistry meters) {
             ObservationRegistry registry = ObservationRegistry.create();
-            registry.observationConfig().observationHandler(handler);
+            registry.observationConfig()
+                    .observationHandler(handler)
+                    .observationHandler(new DefaultMeterObservationHandler(meters));
             return registry;
         }
 
