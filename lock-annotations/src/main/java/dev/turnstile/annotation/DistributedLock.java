@@ -114,4 +114,16 @@ public @interface DistributedLock {
 
     /** SpEL condition; when it evaluates to false the method runs without the lock. */
     String condition() default "";
+
+    /**
+     * Whether the lock is confirmed in Redis before each commit of a transaction that runs under
+     * it (one begun inside the method, or one surrounding the call): an owner-checked renewal, one
+     * Redis round trip per commit. When the lock was lost meanwhile (an operator force-released it,
+     * or it expired and another node took it), or Redis cannot be reached, the commit is refused:
+     * the transaction rolls back with a {@code LockLostException} (a {@code
+     * RedisUnavailableException} when unreachable). False: the commit is checked against the
+     * lease's local state only ({@code turnstile.lock.on-lease-lost=rollback}), which cannot see a
+     * force-release before the next renewal. Needs spring-tx.
+     */
+    boolean confirmBeforeCommit() default false;
 }

@@ -71,7 +71,11 @@ public interface Lease extends AutoCloseable {
      *
      * <p>A release that comes after the lease's deadline (its renewals were cut off by a network
      * partition, or the process stalled) first reports the loss, exactly once, to the listeners,
-     * and then returns false: the work it guarded did not run under the lease to its end.
+     * and then returns false: the work it guarded did not run under the lease to its end. So does a
+     * release that finds the grant no longer this owner's in Redis before the deadline (an operator
+     * force-released it, or it expired and was taken): the loss is reported, with reason {@link
+     * LeaseLostEvent.Reason#EXPIRED_IN_REDIS}, after the release (except for a Redlock lease, whose
+     * release cannot tell a lost grant from masters that did not answer).
      *
      * @return true if the lease was held up to this release and this call freed its grant in
      *     Redis; false if it had been lost (and reported) or was already released

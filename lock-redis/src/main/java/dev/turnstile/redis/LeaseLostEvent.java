@@ -17,7 +17,10 @@ public record LeaseLostEvent(LeaseKind kind, String name, long fencingToken, Rea
     public enum Reason {
         /** A fixed lease time ran out before the owner released. */
         LEASE_ELAPSED,
-        /** The grant was gone from Redis when renewed or extended (expired, or deleted by an operator). */
+        /**
+         * The grant was no longer this owner's in Redis when renewed, extended or released (expired,
+         * or force-released by an operator).
+         */
         EXPIRED_IN_REDIS,
         /** Another owner held the name when this owner renewed or extended. */
         TAKEN_OVER,

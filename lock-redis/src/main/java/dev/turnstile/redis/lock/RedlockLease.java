@@ -94,6 +94,15 @@ final class RedlockLease extends ManagedLease {
         return sentNanos + leaseTime.toNanos() - RedlockLock.drift(leaseTime);
     }
 
+    /**
+     * A release that reached fewer than a quorum of masters holding this owner's grant cannot tell
+     * a lost grant from masters that did not answer: it does not report a loss.
+     */
+    @Override
+    protected boolean reportsLossAtRelease() {
+        return false;
+    }
+
     @Override
     protected long releaseInRedis() {
         return RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, true) >= this.redlock.quorum() ? 0 : -1;

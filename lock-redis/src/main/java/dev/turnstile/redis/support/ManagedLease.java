@@ -355,7 +355,45 @@ public abstract class ManagedLease implements Lease {
         }
         this.releasedInRedis = true;
         runEndHook(result);
+        if (result < 0 && !lost && !retry && reportsLossAtRelease()) {
+            // Held by the local deadline, yet not this owner's in Redis: deleted by an operator's
+            // force-release, or expired and taken. The work ran without the lock for a while.
+            reportLostAtRelease();
+            return false;
+        }
         return result >= 0 && !lost;
+    }
+
+    /**
+     * Whether a release that finds the grant no longer this owner's reports the lease as lost; true
+     * unless a release cannot tell a lost grant from an unreachable server.
+     */
+    protected boolean reportsLossAtRelease() {
+        return true;
+    }
+
+    /** Reports, once, a loss that the release found in Redis after the lease had ended locally. */
+    private void reportLostAtRelease() {
+        LeaseLostEvent event;
+        List<LeaseListener> toNotify;
+        synchronized (this.monitor) {
+            if (this.lostEvent != null) {
+                return;
+            }
+            event = new LeaseLostEvent(this.kind, this.name, this.fencingToken, Reason.EXPIRED_IN_REDIS, Duration.ZERO);
+            this.lostEvent = event;
+            toNotify = this.listeners == null ? List.of() : List.copyOf(this.listeners);
+            this.listeners = null;
+        }
+        log.warn(
+                "Lost {} '{}' (fencing token {}): {}, found at its release: it was no longer this owner's in Redis"
+                        + " (force-released, or expired and taken), so the work it guarded may not have been exclusive",
+                this.kind.label(),
+                this.name,
+                this.fencingToken,
+                event.reason());
+        this.runtime.publishLoss(event);
+        toNotify.forEach(listener -> TurnstileRuntime.notifySafely(listener, event));
     }
 
     /** Releases like {@link #release()}, but logs instead of throwing when Redis is unreachable. */

@@ -158,7 +158,8 @@ public final class GuardOperationFactory {
                 0,
                 null,
                 false,
-                returnKind);
+                returnKind,
+                lock.confirmBeforeCommit());
     }
 
     private GuardOperation semaphore(
@@ -205,7 +206,8 @@ public final class GuardOperationFactory {
                 limit,
                 limitExpression,
                 semaphore.fair(),
-                ReturnKind.of(method.getReturnType()));
+                ReturnKind.of(method.getReturnType()),
+                false);
     }
 
     private void checkTemplates(
