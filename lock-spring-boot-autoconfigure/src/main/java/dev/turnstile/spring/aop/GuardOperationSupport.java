@@ -145,6 +145,7 @@ public final class GuardOperationSupport {
             }
         }
         Object result;
+        boolean lostBeforeRelease;
         try {
             result = confirm
                     ? this.transactions.confirmingCommits(context, confirmation, () -> runUnder(context, invoker))
@@ -153,13 +154,15 @@ public final class GuardOperationSupport {
             outcome.set(GuardOperation.Outcome.FAILED);
             throw e;
         } finally {
+            lostBeforeRelease = lost.get();
             if (!deferred) {
                 release(guard, lease, outcome.get());
             }
         }
-        if (!deferred && lost.get() && this.onLeaseLost != OnLeaseLost.LOG) {
-            // Found lost during the call or at the release (already logged and counted): the method
-            // returned, but its work may not have been exclusive, and the caller must know.
+        if (!deferred && !lostBeforeRelease && lost.get() && this.onLeaseLost != OnLeaseLost.LOG) {
+            // Found lost only by the release (already logged and counted): too late to interrupt the
+            // method or refuse its commit, but its work may not have been exclusive, and the caller
+            // must know.
             throw LockLostException.of(
                     label,
                     lease.name(),
