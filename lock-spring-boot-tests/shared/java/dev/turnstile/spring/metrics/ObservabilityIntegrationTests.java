@@ -90,6 +90,68 @@ class ObservabilityIntegrationTests {
     }
 
     @Test
+    void withoutAnObservationRegistryTheTimerIsStillRecordedOncePerAcquisition() {
+        new ApplicationContextRunner()
+                .withConfiguration(BootLine.turnstile())
+                .withUserConfiguration(MetersOnly.class)
+                .withPropertyValues(
+                        "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port())
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(ObservationRegistry.class);
+                    context.getBean(Work.class).locked("no-registry");
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.get("turnstile.acquire")
+                                    .tags("kind", "lock", "name", "item:#id", "outcome", "acquired", "error", "none")
+                                    .timer()
+                                    .count())
+                            .isEqualTo(1);
+                    assertThat(meters.find("turnstile.acquire").timers()).hasSize(1);
+                });
+    }
+
+    @Test
+    void anAcquireObservationConventionBeanNamesTheObservationAndItsTimer() {
+        this.runner.withBean(AcquireObservationConvention.class, Renamed::new).run(context -> {
+            context.getBean(Work.class).locked("renamed");
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            assertThat(meters.get("app.lock.wait")
+                            .tags("guard", "item:#id", "result", "acquired")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
+            assertThat(meters.find("turnstile.acquire").timers()).isEmpty();
+            assertThat(context.getBean(Handler.class).started).containsExactly("app.lock.wait");
+        });
+    }
+
+    /** Renames the observation and its keys. */
+    static final class Renamed implements AcquireObservationConvention {
+        @Override
+        public String getName() {
+            return "app.lock.wait";
+        }
+
+        @Override
+        public io.micrometer.common.KeyValues getLowCardinalityKeyValues(AcquireObservationContext context) {
+            io.micrometer.common.KeyValues keyValues = io.micrometer.common.KeyValues.of("guard", context.getGuardName());
+            return context.getOutcome() == null ? keyValues : keyValues.and("result", context.getOutcome().tag());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MetersOnly {
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        Work work() {
+            return new Work();
+        }
+    }
+
+    @Test
     void semaphoreRejectionsRenewalsAndLostLeasesAreCounted() {
         this.runner.run(context -> {
             Work work = context.getBean(Work.class);

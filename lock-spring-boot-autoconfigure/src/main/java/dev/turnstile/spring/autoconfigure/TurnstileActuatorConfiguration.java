@@ -32,7 +32,7 @@ class TurnstileActuatorConfiguration {
 
         /** Read only, unless {@code turnstile.endpoint.force-release=true}. */
         @Bean
-        @ConditionalOnMissingBean
+        @ConditionalOnMissingBean(TurnstileEndpointWebExtension.class)
         @ConditionalOnBooleanProperty(
                 name = "turnstile.endpoint.force-release",
                 havingValue = false,
@@ -43,7 +43,7 @@ class TurnstileActuatorConfiguration {
 
         /** With the write operation: {@code turnstile.endpoint.force-release=true}. */
         @Bean
-        @ConditionalOnMissingBean
+        @ConditionalOnMissingBean(TurnstileEndpointWebExtension.class)
         @ConditionalOnBooleanProperty("turnstile.endpoint.force-release")
         TurnstileEndpointWebExtension.WithForceRelease turnstileForceReleaseWebExtension(TurnstileEndpoint endpoint) {
             return new TurnstileEndpointWebExtension.WithForceRelease(endpoint);

@@ -28,6 +28,7 @@ public class TurnstileRedisConfiguration {
 
     /** One WARN line at startup when Redis does not answer; the application still starts. */
     @Bean
+    @ConditionalOnMissingBean(name = "turnstileRedisStartupCheck")
     static SmartInitializingSingleton turnstileRedisStartupCheck(
             ObjectProvider<Turnstile> turnstile,
             ObjectProvider<RedisConnection> connection,
