@@ -2,6 +2,7 @@ package dev.turnstile.spring.aop;
 
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.spring.LockContext;
+import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -32,8 +33,7 @@ public final class TransactionGuard {
     private static final ThreadLocal<Deque<LockContext>> DEFERRED = ThreadLocal.withInitial(ConcurrentLinkedDeque::new);
 
     /** This thread's leases whose methods ask that they be confirmed before each commit, innermost first. */
-    private static final ThreadLocal<Deque<Confirmation>> CONFIRMING =
-            ThreadLocal.withInitial(java.util.ArrayDeque::new);
+    private static final ThreadLocal<Deque<Confirmation>> CONFIRMING = ThreadLocal.withInitial(ArrayDeque::new);
 
     private final OnLeaseLost onLeaseLost;
 

@@ -8,6 +8,7 @@ import dev.turnstile.redis.TurnstileException;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -154,8 +155,7 @@ public class TurnstileProblemHandler {
      * @param retryAfter the {@code Retry-After} value in seconds, or null for none
      */
     protected record Refusal(
-            ProblemDetail problem,
-            @org.jspecify.annotations.Nullable String retryAfter) {
+            ProblemDetail problem, @Nullable String retryAfter) {
 
         /** Returns the HTTP status. */
         public HttpStatus status() {
