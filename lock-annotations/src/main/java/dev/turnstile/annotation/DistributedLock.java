@@ -68,8 +68,9 @@ import java.lang.annotation.Target;
  * public void dailyReport() { ... }
  * }</pre>
  *
- * A node that waited instead would get the lock when the hold ends and run the job again; the
- * wait must be shorter than the hold (checked at startup).
+ * A node that waited instead would get the lock when the hold ends and run the job again: with
+ * {@code holdAtLeast}, an empty {@code waitTime} means {@code "0s"} (not {@code
+ * turnstile.lock.wait-time}), and a given one must be shorter than the hold (checked at startup).
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -79,7 +80,10 @@ public @interface DistributedLock {
     /** Key templates; several form one all-or-nothing lock. Empty: the method's qualified name. */
     String[] key() default {};
 
-    /** How long to wait for the lock; empty: {@code turnstile.lock.wait-time} (5s by default). */
+    /**
+     * How long to wait for the lock; empty: {@code turnstile.lock.wait-time} (5s by default), or
+     * {@code "0s"} when {@link #holdAtLeast()} is given.
+     */
     String waitTime() default "";
 
     /**
@@ -94,8 +98,8 @@ public @interface DistributedLock {
      * sooner; empty: released as soon as the method returns. When the method ends earlier, the
      * lock is not renewed again; its time to live in Redis is set to what is left of this time,
      * counted by the Redis server's clock from the grant, and it then expires by itself. With a
-     * fixed {@link #leaseTime()}, it must not be longer than the lease; {@link #waitTime()} must be
-     * shorter than it (use {@code "0s"} for scheduled jobs).
+     * fixed {@link #leaseTime()}, it must not be longer than the lease. With it, an empty {@link
+     * #waitTime()} means {@code "0s"}, and a given one must be shorter than it.
      */
     String holdAtLeast() default "";
 
@@ -117,4 +121,16 @@ public @interface DistributedLock {
 
     /** SpEL condition; when it evaluates to false the method runs without the lock. */
     String condition() default "";
+
+    /**
+     * Whether the lock is confirmed in Redis before each commit of a transaction that runs under
+     * it (one begun inside the method, or one surrounding the call): an owner-checked renewal, one
+     * Redis round trip per commit. When the lock was lost meanwhile (an operator force-released it,
+     * or it expired and another node took it), or Redis cannot be reached, the commit is refused:
+     * the transaction rolls back with a {@code LockLostException} (a {@code
+     * RedisUnavailableException} when unreachable). False: the commit is checked against the
+     * lease's local state only ({@code turnstile.lock.on-lease-lost=rollback}), which cannot see a
+     * force-release before the next renewal. Needs spring-tx.
+     */
+    boolean confirmBeforeCommit() default false;
 }

@@ -65,8 +65,8 @@ class StartupValidationTests {
                     .contains("'leaseTime' \"500us\" is below 1ms, the resolution Redis counts time in")
                     .contains("Orders.holdsLongerThanItsLease(): 'holdAtLeast' \"30s\" is longer than 'leaseTime'"
                             + " \"10s\": a lock cannot be held longer than its lease")
-                    .contains("Orders.waitsThroughItsHold(): 'waitTime' (empty: turnstile.lock.wait-time, 5000ms) is not"
-                            + " shorter than 'holdAtLeast' \"2s\"")
+                    .contains("Orders.waitsThroughItsHold(): 'waitTime' \"2s\" is not shorter than 'holdAtLeast'"
+                            + " \"2s\"")
                     .contains("Quotas.zeroLimit(String): 'limit' must be at least 1 but was 0")
                     .contains("Quotas.bothLimits(String): give 'limit' or 'limitExpression', not both");
 
@@ -381,7 +381,7 @@ class StartupValidationTests {
         @DistributedLock(key = "report", leaseTime = "10s", holdAtLeast = "30s", onFailure = OnFailure.SKIP)
         public void holdsLongerThanItsLease() {}
 
-        @DistributedLock(key = "report", holdAtLeast = "2s", onFailure = OnFailure.SKIP)
+        @DistributedLock(key = "report", holdAtLeast = "2s", waitTime = "2s", onFailure = OnFailure.SKIP)
         public void waitsThroughItsHold() {}
     }
 

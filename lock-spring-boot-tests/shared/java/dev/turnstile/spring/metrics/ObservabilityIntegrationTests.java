@@ -15,6 +15,7 @@ import dev.turnstile.spring.actuate.TurnstileEndpoint;
 import dev.turnstile.spring.autoconfigure.TurnstileAutoConfiguration;
 import dev.turnstile.test.redis.RedisServerExtension;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -66,10 +67,14 @@ class ObservabilityIntegrationTests {
                             .count())
                     .isEqualTo(10);
             assertThat(meters.get("turnstile.acquire")
-                            .tags("outcome", "timeout")
+                            .tags("outcome", "busy")
                             .timer()
                             .count())
                     .isEqualTo(2);
+            assertThat(meters.find("turnstile.acquire").timers())
+                    .as("one timer per outcome, each acquisition counted once")
+                    .hasSize(2)
+                    .allSatisfy(timer -> assertThat(timer.getId().getTag("error")).isEqualTo("none"));
             assertThat(meters.get("turnstile.held")
                             .tags("name", "item:#id")
                             .timer()
@@ -82,6 +87,68 @@ class ObservabilityIntegrationTests {
                     .isEmpty();
             assertThat(context.getBean(Handler.class).started).hasSize(12).allMatch("turnstile.acquire"::equals);
         });
+    }
+
+    @Test
+    void withoutAnObservationRegistryTheTimerIsStillRecordedOncePerAcquisition() {
+        new ApplicationContextRunner()
+                .withConfiguration(BootLine.turnstile())
+                .withUserConfiguration(MetersOnly.class)
+                .withPropertyValues(
+                        "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.server().port())
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(ObservationRegistry.class);
+                    context.getBean(Work.class).locked("no-registry");
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.get("turnstile.acquire")
+                                    .tags("kind", "lock", "name", "item:#id", "outcome", "acquired", "error", "none")
+                                    .timer()
+                                    .count())
+                            .isEqualTo(1);
+                    assertThat(meters.find("turnstile.acquire").timers()).hasSize(1);
+                });
+    }
+
+    @Test
+    void anAcquireObservationConventionBeanNamesTheObservationAndItsTimer() {
+        this.runner.withBean(AcquireObservationConvention.class, Renamed::new).run(context -> {
+            context.getBean(Work.class).locked("renamed");
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            assertThat(meters.get("app.lock.wait")
+                            .tags("guard", "item:#id", "result", "acquired")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
+            assertThat(meters.find("turnstile.acquire").timers()).isEmpty();
+            assertThat(context.getBean(Handler.class).started).containsExactly("app.lock.wait");
+        });
+    }
+
+    /** Renames the observation and its keys. */
+    static final class Renamed implements AcquireObservationConvention {
+        @Override
+        public String getName() {
+            return "app.lock.wait";
+        }
+
+        @Override
+        public io.micrometer.common.KeyValues getLowCardinalityKeyValues(AcquireObservationContext context) {
+            io.micrometer.common.KeyValues keyValues = io.micrometer.common.KeyValues.of("guard", context.getGuardName());
+            return context.getOutcome() == null ? keyValues : keyValues.and("result", context.getOutcome().tag());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MetersOnly {
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        Work work() {
+            return new Work();
+        }
     }
 
     @Test
@@ -237,9 +304,11 @@ class ObservabilityIntegrationTests {
         }
 
         @Bean
-        ObservationRegistry observationRegistry(Handler handler) {
+        ObservationRegistry observationRegistry(Handler handler, MeterRegistry meters) {
             ObservationRegistry registry = ObservationRegistry.create();
-            registry.observationConfig().observationHandler(handler);
+            registry.observationConfig()
+                    .observationHandler(handler)
+                    .observationHandler(new DefaultMeterObservationHandler(meters));
             return registry;
         }
 

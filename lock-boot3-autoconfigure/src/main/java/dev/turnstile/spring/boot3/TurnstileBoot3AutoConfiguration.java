@@ -6,6 +6,7 @@ import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
 import java.util.List;
 import javax.net.ssl.SSLSocketFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -78,12 +79,22 @@ public final class TurnstileBoot3AutoConfiguration {
         }
     }
 
+    /**
+     * The {@code turnstile} health contributor, unless {@code
+     * management.health.turnstile.enabled=false} (or {@code management.health.defaults.enabled=false}
+     * without it being switched on).
+     */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+    @ConditionalOnClass(
+            name = {
+                "org.springframework.boot.actuate.health.HealthIndicator",
+                "org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator"
+            })
     @ConditionalOnBean(Turnstile.class)
     static class Health {
 
         @Bean
+        @ConditionalOnEnabledHealthIndicator("turnstile")
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
         TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile) {
             return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile));

@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -72,12 +73,22 @@ public final class TurnstileBoot4AutoConfiguration {
         }
     }
 
+    /**
+     * The {@code turnstile} health contributor, unless {@code
+     * management.health.turnstile.enabled=false} (or {@code management.health.defaults.enabled=false}
+     * without it being switched on).
+     */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    @ConditionalOnClass(
+            name = {
+                "org.springframework.boot.health.contributor.HealthIndicator",
+                "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator"
+            })
     @ConditionalOnBean(Turnstile.class)
     static class Health {
 
         @Bean
+        @ConditionalOnEnabledHealthIndicator("turnstile")
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
         TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile) {
             return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile));

@@ -364,7 +364,10 @@ public abstract class ManagedLease implements Lease {
         if (result < 0 && !retry && lostWhenReleased()) {
             // The grant was no longer this owner's (force-released, or expired in Redis before the
             // local deadline): the work ran without it for a while, and that is never silent.
-            reportLost(Reason.EXPIRED_IN_REDIS, "found at its release");
+            reportLost(
+                    Reason.EXPIRED_IN_REDIS,
+                    "found at its release: it was no longer this owner's in Redis (force-released, or expired"
+                            + " and taken), so the work it guarded may not have been exclusive");
         }
         return result >= 0 && !lost;
     }

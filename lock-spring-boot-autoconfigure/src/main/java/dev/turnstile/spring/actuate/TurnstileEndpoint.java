@@ -11,14 +11,15 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
-import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * {@code /actuator/turnstile}: what this node holds, and what Redis holds under the key prefix.
- * The write operation force-releases a named lock (guarded like every actuator write: expose and
- * secure it deliberately). With {@code turnstile.redlock.nodes}, locks are read from and released
- * on the Redlock masters, where {@code @DistributedLock} takes them; semaphores always live in
- * {@code spring.data.redis}.
+ * With {@code turnstile.redlock.nodes}, locks are read from and released on the Redlock masters,
+ * where {@code @DistributedLock} takes them; semaphores always live in {@code spring.data.redis}.
+ *
+ * <p>Its only operation is the read. Over HTTP, {@link TurnstileEndpointWebExtension} answers it
+ * (503 when Redis cannot be reached) and, with {@code turnstile.endpoint.force-release=true}, adds
+ * the write operation that calls {@link #forceRelease}.
  */
 @Endpoint(id = "turnstile")
 public class TurnstileEndpoint {
@@ -34,7 +35,11 @@ public class TurnstileEndpoint {
         this.redlock = redlock;
     }
 
-    /** This node's held locks and permits, and Redis's view under the prefix. */
+    /**
+     * This node's held locks and permits, and Redis's view under the prefix.
+     *
+     * @throws dev.turnstile.redis.TurnstileException or a Jedis exception if Redis could not be reached
+     */
     @ReadOperation
     public Report report() {
         List<NodeHold> node = this.held.snapshot().stream()
@@ -61,8 +66,13 @@ public class TurnstileEndpoint {
         return new Report(node, new RedisView(prefix, locksOn, locks, semaphores));
     }
 
-    /** Deletes lock {@code name} whoever holds it (on every Redlock master); returns the names that were held. */
-    @WriteOperation
+    /**
+     * Frees lock {@code name} whoever holds it (on every Redlock master); returns the names that
+     * were held. Not an operation of this endpoint: {@link TurnstileEndpointWebExtension.WithForceRelease}
+     * offers it over HTTP when {@code turnstile.endpoint.force-release=true}.
+     *
+     * @throws dev.turnstile.redis.TurnstileException if Redis could not be reached
+     */
     public Map<String, List<String>> forceRelease(String name) {
         LockFactory locks = this.redlock != null ? this.redlock : this.turnstile;
         return Map.of("released", locks.lock(name).forceRelease());

@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Turnstile's health, in a form every Spring Boot line's health indicator can report: up when
  * Redis answers and the watchdog runs; details are the server's reply, the watchdog's state and
- * how many of Turnstile's scripts the server has cached. Thread-safe; each {@link #check()} makes
- * two Redis calls.
+ * how many of Turnstile's scripts the server has cached, and when down a {@code reason} that says
+ * what is down (Redis did not answer, and why; or the watchdog stopped). Thread-safe; each {@link
+ * #check()} makes two Redis calls.
  */
 public final class TurnstileHealthCheck {
 
@@ -31,6 +32,14 @@ public final class TurnstileHealthCheck {
         details.put("watchdog", health.watchdogRunning() ? "running" : "stopped");
         if (health.error() == null) {
             details.put("scriptsLoaded", health.scriptsCached() + " of " + health.scriptsUsed() + " used");
+        } else {
+            details.put("reason", health.error().getMessage());
+        }
+        if (!health.watchdogRunning()) {
+            details.merge(
+                    "reason",
+                    "the lease watchdog is stopped: leases are no longer renewed",
+                    (redis, watchdog) -> redis + "; " + watchdog);
         }
         return new Result(health.up(), details, health.error());
     }

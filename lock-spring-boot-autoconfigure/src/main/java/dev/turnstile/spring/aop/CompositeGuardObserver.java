@@ -1,7 +1,9 @@
 package dev.turnstile.spring.aop;
 
+import dev.turnstile.redis.Lease;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /** Tells several observers, in order; the first one's span wraps the others'. */
@@ -15,11 +17,12 @@ public final class CompositeGuardObserver implements GuardObserver {
     }
 
     @Override
-    public <T> T observeAcquire(GuardKind kind, String name, Supplier<T> acquire) {
-        Supplier<T> wrapped = acquire;
+    public Optional<? extends Lease> observeAcquire(
+            GuardKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
+        Supplier<Optional<? extends Lease>> wrapped = acquire;
         for (int i = this.observers.size() - 1; i >= 0; i--) {
             GuardObserver observer = this.observers.get(i);
-            Supplier<T> inner = wrapped;
+            Supplier<Optional<? extends Lease>> inner = wrapped;
             wrapped = () -> observer.observeAcquire(kind, name, inner);
         }
         return wrapped.get();

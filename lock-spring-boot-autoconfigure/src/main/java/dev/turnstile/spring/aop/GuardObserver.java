@@ -1,6 +1,8 @@
 package dev.turnstile.spring.aop;
 
+import dev.turnstile.redis.Lease;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -13,8 +15,14 @@ public interface GuardObserver {
     /** Observes nothing. */
     GuardObserver NONE = new GuardObserver() {};
 
-    /** Wraps one acquisition (wait included), e.g. in a tracing span. */
-    default <T> T observeAcquire(GuardKind kind, String name, Supplier<T> acquire) {
+    /**
+     * Wraps one acquisition (wait included), e.g. in an observation: {@code acquire} returns the
+     * lease, or empty when the lock was busy or the semaphore full for the whole wait, or throws
+     * (Redis unreachable, an interrupted wait). Returns what {@code acquire} returned and throws
+     * what it threw.
+     */
+    default Optional<? extends Lease> observeAcquire(
+            GuardKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
         return acquire.get();
     }
 

@@ -29,6 +29,7 @@ import org.springframework.context.expression.AnnotatedElementKey;
  * @param limitExpression the per-call limit expression, or null
  * @param fair whether the semaphore is fair
  * @param returnKind how the method returns its result
+ * @param confirmBeforeCommit whether the lock is confirmed in Redis before each commit under it
  */
 record GuardOperation(
         GuardKind kind,
@@ -48,7 +49,8 @@ record GuardOperation(
         int limit,
         @Nullable String limitExpression,
         boolean fair,
-        ReturnKind returnKind) {
+        ReturnKind returnKind,
+        boolean confirmBeforeCommit) {
 
     /** How the guarded method ended, which decides whether its lock is held on after it. */
     enum Outcome {

@@ -121,7 +121,11 @@ public final class GuardOperationFactory {
         if (condition != null) {
             checkExpression(key, variables, "condition", condition, problems);
         }
-        Duration wait = duration("waitTime", lock.waitTime(), this.lockWaitTime, false, problems);
+        // A held-on lock does not wait unless told to: a node that waited would get the lock when
+        // the hold ends and run the method again. Only an explicit waitTime is checked against it.
+        Duration wait = !lock.holdAtLeast().isBlank() && lock.waitTime().isBlank()
+                ? Duration.ZERO
+                : duration("waitTime", lock.waitTime(), this.lockWaitTime, false, problems);
         Duration lease = duration("leaseTime", lock.leaseTime(), null, true, problems);
         Duration hold = duration("holdAtLeast", lock.holdAtLeast(), null, true, problems);
         if (hold != null && lease != null && hold.compareTo(lease) > 0) {
@@ -130,12 +134,11 @@ public final class GuardOperationFactory {
                     + " leaseTime, or leave leaseTime empty for a watchdog-renewed lease");
         }
         if (hold != null && wait != null && wait.compareTo(hold) >= 0) {
-            String waitText = lock.waitTime().isBlank()
-                    ? "(empty: turnstile.lock.wait-time, " + wait.toMillis() + "ms)"
-                    : "\"" + lock.waitTime() + "\"";
-            problems.add("'waitTime' " + waitText + " is not shorter than 'holdAtLeast' \"" + lock.holdAtLeast()
+            problems.add("'waitTime' \"" + lock.waitTime() + "\" is not shorter than 'holdAtLeast' \""
+                    + lock.holdAtLeast()
                     + "\": a node that waits gets the lock when the hold ends and runs the method again;"
-                    + " use waitTime = \"0s\"");
+                    + " use waitTime = \"0s\" or leave waitTime empty (a lock with holdAtLeast does not wait"
+                    + " by default)");
         }
         ReturnKind returnKind = ReturnKind.of(method.getReturnType());
         Method fallback = fallback(method, targetClass, lock.fallback(), problems);
@@ -158,7 +161,8 @@ public final class GuardOperationFactory {
                 0,
                 null,
                 false,
-                returnKind);
+                returnKind,
+                lock.confirmBeforeCommit());
     }
 
     private GuardOperation semaphore(
@@ -205,7 +209,8 @@ public final class GuardOperationFactory {
                 limit,
                 limitExpression,
                 semaphore.fair(),
-                ReturnKind.of(method.getReturnType()));
+                ReturnKind.of(method.getReturnType()),
+                false);
     }
 
     private void checkTemplates(

@@ -3,6 +3,7 @@ package dev.turnstile.spring.aop;
 import dev.turnstile.annotation.OnFailure;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockFactory;
+import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.TurnstileException;
 import dev.turnstile.spring.LockContext;
@@ -19,6 +20,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -46,6 +48,7 @@ public final class GuardOperationSupport {
     private final GuardObserver observer;
     private final HeldGuards held;
     private final LockFactory locks;
+    private final Duration defaultLease;
     private final Map<OperationKey, GuardOperation> operations = new ConcurrentHashMap<>();
 
     /**
@@ -53,6 +56,8 @@ public final class GuardOperationSupport {
      * @param observer hears acquisitions and releases (metrics, tracing)
      * @param held where this node's held guards are tracked
      * @param locks where locks are taken (semaphores always live in {@code turnstile}'s Redis)
+     * @param defaultLease the lease of {@code turnstile} and {@code locks} when an annotation gives
+     *     none: what a confirmation before a commit renews a watchdog lease to
      */
     public GuardOperationSupport(
             Turnstile turnstile,
@@ -61,7 +66,8 @@ public final class GuardOperationSupport {
             @Nullable TransactionGuard transactions,
             GuardObserver observer,
             HeldGuards held,
-            LockFactory locks) {
+            LockFactory locks,
+            Duration defaultLease) {
         this.turnstile = turnstile;
         this.evaluator = factory.evaluator();
         this.factory = factory;
@@ -70,6 +76,7 @@ public final class GuardOperationSupport {
         this.observer = observer;
         this.held = held;
         this.locks = locks;
+        this.defaultLease = defaultLease;
     }
 
     /**
@@ -152,22 +159,61 @@ public final class GuardOperationSupport {
      */
     private @Nullable Object runAcquired(Guard guard, Lease lease, LockContext context, Invoker invoker)
             throws Throwable {
+        AtomicBoolean lost = new AtomicBoolean();
+        lease.onLost(event -> lost.set(true));
         AtomicReference<GuardOperation.Outcome> outcome = new AtomicReference<>(GuardOperation.Outcome.COMPLETED);
         boolean deferred = this.transactions != null
                 && this.transactions.deferRelease(context, () -> release(guard, lease, outcome.get()));
+        boolean confirm = this.transactions != null && guard.operation().confirmBeforeCommit();
+        Runnable confirmation = () -> confirm(guard.operation(), context);
         if (this.transactions != null) {
             this.transactions.guardCommit(context);
+            if (confirm) {
+                this.transactions.confirmCommit(context, confirmation);
+            }
         }
+        Object result;
+        boolean lostBeforeRelease;
         try {
-            return runUnder(context, invoker);
+            result = confirm
+                    ? this.transactions.confirmingCommits(context, confirmation, () -> runUnder(context, invoker))
+                    : runUnder(context, invoker);
         } catch (Throwable e) {
             outcome.set(GuardOperation.Outcome.FAILED);
             throw e;
         } finally {
+            lostBeforeRelease = lost.get();
             if (!deferred) {
                 release(guard, lease, outcome.get());
             }
         }
+        if (!deferred && !lostBeforeRelease && lost.get() && this.onLeaseLost != OnLeaseLost.LOG) {
+            // Found lost only by the release (already logged and counted): too late to interrupt the
+            // method or refuse its commit, but its work may not have been exclusive, and the caller
+            // must know.
+            throw LockLostException.of(
+                    context.kind(),
+                    lease.name(),
+                    "its lease was lost before " + guard.operation().description()
+                            + " released it; its work may not have been exclusive");
+        }
+        return result;
+    }
+
+    /**
+     * Confirms the lease in Redis before a commit (one owner-checked renewal): a watchdog lease is
+     * renewed for the default lease, a fixed one for what is left of it.
+     *
+     * @throws LockLostException if the lease is no longer this owner's (the commit is refused)
+     * @throws dev.turnstile.redis.RedisUnavailableException if Redis cannot be reached (refused too)
+     */
+    private void confirm(GuardOperation operation, LockContext context) {
+        Lease lease = context.lease();
+        Duration renewal = operation.leaseTime() == null ? this.defaultLease : lease.remaining();
+        if (renewal.toMillis() < 1) {
+            throw LockLostException.of(context.kind(), lease.name(), "its lease ran out before the commit");
+        }
+        lease.extend(renewal);
     }
 
     /**

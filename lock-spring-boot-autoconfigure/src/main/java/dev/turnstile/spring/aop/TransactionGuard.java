@@ -2,6 +2,7 @@ package dev.turnstile.spring.aop;
 
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.spring.LockContext;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
@@ -14,7 +15,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Ties leases to Spring transactions (only used when spring-tx is on the classpath): a release
  * waits for the surrounding transaction to complete, a later call on the same keys in that
  * transaction joins the waiting lease instead of waiting for it, and in {@link OnLeaseLost#ROLLBACK} mode a
- * transaction whose lease was lost is refused at commit. Told by every transaction manager when a
+ * transaction whose lease was lost is refused at commit. A method with {@code confirmBeforeCommit}
+ * has its lease confirmed in Redis before each commit under it. Told by every transaction manager when a
  * transaction begins ({@link #transactionBegan}), it guards transactions that begin inside a
  * guarded method.
  *
@@ -30,6 +32,9 @@ public final class TransactionGuard {
      * completes, so an inner call on the same keys joins them instead of waiting for itself.
      */
     private static final ThreadLocal<Deque<LockContext>> DEFERRED = ThreadLocal.withInitial(ConcurrentLinkedDeque::new);
+
+    /** This thread's leases whose methods ask that they be confirmed before each commit, innermost first. */
+    private static final ThreadLocal<Deque<Confirmation>> CONFIRMING = ThreadLocal.withInitial(ArrayDeque::new);
 
     private final OnLeaseLost onLeaseLost;
 
@@ -96,6 +101,40 @@ public final class TransactionGuard {
         });
     }
 
+    /**
+     * Confirms {@code context}'s lease in Redis before the commit of the active transaction, if one
+     * is active: {@code confirm} runs in {@code beforeCommit} and throws to refuse the commit.
+     */
+    void confirmCommit(LockContext context, Runnable confirm) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            return;
+        }
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void beforeCommit(boolean readOnly) {
+                confirm.run();
+            }
+        });
+    }
+
+    /**
+     * Runs {@code call} with {@code confirm} registered for {@code context}: every transaction that
+     * begins on this thread while {@code context} is the current one confirms it before its commit.
+     */
+    @Nullable
+    Object confirmingCommits(LockContext context, Runnable confirm, Invoker call) throws Throwable {
+        Deque<Confirmation> confirming = CONFIRMING.get();
+        confirming.push(new Confirmation(context, confirm));
+        try {
+            return call.invoke();
+        } finally {
+            confirming.pop();
+        }
+    }
+
+    /** A lease to confirm before the commits of the transactions begun under it. */
+    private record Confirmation(LockContext context, Runnable confirm) {}
+
     /** A lease released when its transaction completes, whether it commits or rolls back. */
     private static final class DeferredRelease implements TransactionSynchronization {
 
@@ -117,8 +156,17 @@ public final class TransactionGuard {
         }
     }
 
-    /** A transaction began on this thread: inside a guarded method, guard its commit. */
+    /**
+     * A transaction began on this thread: inside a guarded method, guard its commit (ROLLBACK mode),
+     * and confirm the lease before it if the method asks for it.
+     */
     public void transactionBegan() {
-        LockContext.find().ifPresent(this::guardCommit);
+        LockContext.find().ifPresent(context -> {
+            guardCommit(context);
+            Confirmation confirmation = CONFIRMING.get().peek();
+            if (confirmation != null && confirmation.context() == context) {
+                confirmCommit(context, confirmation.confirm());
+            }
+        });
     }
 }

@@ -63,7 +63,8 @@ class TurnstileAspectConfiguration {
                 transactions.getIfAvailable(),
                 new CompositeGuardObserver(observers.orderedStream().toList()),
                 held,
-                redlock.getIfAvailable() != null ? redlock.getObject() : turnstile);
+                redlock.getIfAvailable() != null ? redlock.getObject() : turnstile,
+                properties.getDefaultLease());
     }
 
     @Bean

@@ -1,5 +1,6 @@
 package dev.turnstile.spring.autoconfigure;
 
+import dev.turnstile.spring.metrics.AcquireObservationConvention;
 import dev.turnstile.spring.metrics.MicrometerGuardObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -10,7 +11,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Micrometer metrics and observations, when Micrometer and a {@code MeterRegistry} are present. */
+/**
+ * Micrometer metrics and observations, when Micrometer and a {@code MeterRegistry} are present: the
+ * application's {@code ObservationRegistry} (if any) records each acquisition, named by its {@link
+ * AcquireObservationConvention} bean (if any).
+ */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)
@@ -19,7 +24,10 @@ class TurnstileMetricsConfiguration {
     @Bean
     @ConditionalOnMissingBean
     MicrometerGuardObserver turnstileMicrometerObserver(
-            MeterRegistry meters, ObjectProvider<ObservationRegistry> observations) {
-        return new MicrometerGuardObserver(meters, observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+            MeterRegistry meters,
+            ObjectProvider<ObservationRegistry> observations,
+            ObjectProvider<AcquireObservationConvention> convention) {
+        return new MicrometerGuardObserver(
+                meters, observations.getIfAvailable(() -> ObservationRegistry.NOOP), convention.getIfAvailable());
     }
 }

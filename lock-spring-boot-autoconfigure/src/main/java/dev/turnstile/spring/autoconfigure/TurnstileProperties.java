@@ -40,6 +40,8 @@ public class TurnstileProperties {
 
     private final Web web = new Web();
 
+    private final Endpoint endpoint = new Endpoint();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -98,6 +100,28 @@ public class TurnstileProperties {
 
     public Web getWeb() {
         return this.web;
+    }
+
+    public Endpoint getEndpoint() {
+        return this.endpoint;
+    }
+
+    /** The turnstile actuator endpoint. */
+    public static class Endpoint {
+
+        /**
+         * Whether POST /actuator/turnstile may free a lock whoever holds it. Off by default: turn it
+         * on only where the endpoint is exposed to operators and secured.
+         */
+        private boolean forceRelease = false;
+
+        public boolean isForceRelease() {
+            return this.forceRelease;
+        }
+
+        public void setForceRelease(boolean forceRelease) {
+            this.forceRelease = forceRelease;
+        }
     }
 
     /** HTTP answers for refused calls, in Spring MVC and WebFlux applications. */

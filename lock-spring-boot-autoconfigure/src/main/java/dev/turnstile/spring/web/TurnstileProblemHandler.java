@@ -4,36 +4,54 @@ import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.SemaphoreFullException;
+import dev.turnstile.redis.TurnstileException;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebExceptionHandler;
+import reactor.core.publisher.Mono;
 
 /**
- * Turns a guarded method's refusal into an HTTP answer, as an RFC 9457 problem detail ({@code
- * application/problem+json}), in Spring MVC and WebFlux alike:
+ * Turns a guarded method's refusal into an HTTP answer, in Spring MVC and WebFlux alike:
  *
  * <ul>
  *   <li>{@link SemaphoreFullException}: 429 Too Many Requests with {@code Retry-After};
- *   <li>{@link LockAcquisitionException}: 409 Conflict when another owner held the lock for the
- *       whole wait; 503 Service Unavailable, without {@code Retry-After}, when the wait was
- *       interrupted ({@link LockAcquisitionException#isInterrupted()}: the server is shutting down
- *       or the request was cancelled; the lock was not taken and the guarded method did not run);
+ *   <li>{@link LockAcquisitionException}: 409 Conflict with {@code Retry-After} when another owner
+ *       held the lock for the whole wait; 503 Service Unavailable, without {@code Retry-After}, when
+ *       the wait was interrupted ({@link LockAcquisitionException#isInterrupted()}: the server is
+ *       shutting down or the request was cancelled; the lock was not taken and the guarded method
+ *       did not run);
  *   <li>{@link LockLostException} thrown by the guarded method (its lease was lost while it ran,
- *       for instance {@code lease.extend(...)} found the lock taken): 409 Conflict, saying that
- *       the work may not have been exclusive;
+ *       for instance {@code lease.extend(...)} found the lock taken, or found at the release): 409
+ *       Conflict without {@code Retry-After}, saying that the work may not have been exclusive;
  *   <li>{@link RedisUnavailableException}: 503 Service Unavailable with {@code Retry-After}.
  * </ul>
+ *
+ * <p>The answer is negotiated like Spring's own errors: a client that asks for {@code text/html}
+ * first (a browser) gets the application's error page with that status and headers (in Spring MVC
+ * through {@code sendError}, so Spring Boot's error controller renders {@code error/429.html},
+ * {@code error/4xx.html} or its default page; in WebFlux through Spring Boot's error web exception
+ * handler, given a {@link ResponseStatusException}); every other client gets an RFC 9457 problem
+ * detail ({@code application/problem+json}).
  *
  * <p>The body names the lock or semaphore as the annotation resolved it; it never carries a Redis
  * key, a Redis error or a stack trace. Ordered last, so the application's own {@code
  * @ExceptionHandler} methods and {@code @ControllerAdvice} beans win. Switched off by {@code
- * turnstile.web.problem-details=false}.
+ * turnstile.web.problem-details=false}. Use {@link Servlet} in a Spring MVC application and {@link
+ * Reactive} in a WebFlux one: they add the HTML answers.
  */
 @RestControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
@@ -41,7 +59,7 @@ public class TurnstileProblemHandler {
 
     private final String retryAfterSeconds;
 
-    /** Answers with {@code Retry-After: retryAfter} (whole seconds, at least 1) on 429 and 503. */
+    /** Answers with {@code Retry-After: retryAfter} (whole seconds, at least 1) on 429, 409 (busy) and 503. */
     public TurnstileProblemHandler(Duration retryAfter) {
         this.retryAfterSeconds = Long.toString(Math.max(1, (retryAfter.toMillis() + 999) / 1000));
     }
@@ -49,37 +67,17 @@ public class TurnstileProblemHandler {
     /** 429: the semaphore had no free permit within the method's wait. */
     @ExceptionHandler(SemaphoreFullException.class)
     public ResponseEntity<ProblemDetail> semaphoreFull(SemaphoreFullException e) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                HttpStatus.TOO_MANY_REQUESTS,
-                "All " + e.limit() + " permits of '" + e.semaphoreName() + "' are in use; retry after "
-                        + this.retryAfterSeconds + "s.");
-        problem.setTitle("Too many concurrent requests");
-        problem.setProperty("semaphore", e.semaphoreName());
-        problem.setProperty("limit", e.limit());
-        return answer(HttpStatus.TOO_MANY_REQUESTS, problem, true);
+        return refusal(e).entity();
     }
 
     /**
-     * 409: another owner held the lock for the whole wait. 503 without {@code Retry-After} when the
-     * wait was interrupted instead: that is no contention, and nothing says when to come back.
+     * 409 with {@code Retry-After}: another owner held the lock for the whole wait. 503 without
+     * {@code Retry-After} when the wait was interrupted instead: that is no contention, and nothing
+     * says when to come back.
      */
     @ExceptionHandler(LockAcquisitionException.class)
     public ResponseEntity<ProblemDetail> lockBusy(LockAcquisitionException e) {
-        if (e.isInterrupted()) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                    HttpStatus.SERVICE_UNAVAILABLE,
-                    "The request was interrupted while it waited for '" + e.lockName()
-                            + "' (the server may be shutting down); the lock was not taken and the work it"
-                            + " guards did not run. Send the request again.");
-            problem.setTitle("Interrupted");
-            problem.setProperty("lock", e.lockName());
-            return answer(HttpStatus.SERVICE_UNAVAILABLE, problem, false);
-        }
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                HttpStatus.CONFLICT, "'" + e.lockName() + "' is being changed by another request; try again.");
-        problem.setTitle("Busy");
-        problem.setProperty("lock", e.lockName());
-        return answer(HttpStatus.CONFLICT, problem, false);
+        return refusal(e).entity();
     }
 
     /**
@@ -89,34 +87,165 @@ public class TurnstileProblemHandler {
      */
     @ExceptionHandler(LockLostException.class)
     public ResponseEntity<ProblemDetail> leaseLost(LockLostException e) {
-        boolean semaphore = "semaphore".equals(e.kind());
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                HttpStatus.CONFLICT,
-                semaphore
-                        ? "A permit of '" + e.name() + "' was lost before the request finished; its work may have"
-                                + " run beyond the semaphore's limit. Check what it changed before sending it again."
-                        : "The lock '" + e.name() + "' was lost before the request finished; its work may not have"
-                                + " been exclusive. Check what it changed before sending it again.");
-        problem.setTitle(semaphore ? "Permit lost" : "Lock lost");
-        problem.setProperty(semaphore ? "semaphore" : "lock", e.name());
-        return answer(HttpStatus.CONFLICT, problem, false);
+        return refusal(e).entity();
     }
 
     /** 503: Redis could not be reached, so the guard could not be taken; the method did not run. */
     @ExceptionHandler(RedisUnavailableException.class)
     public ResponseEntity<ProblemDetail> redisUnavailable(RedisUnavailableException e) {
+        return refusal(e).entity();
+    }
+
+    /** Returns the answer to {@code e}, one of the four exceptions this handler answers. */
+    protected final Refusal refusal(TurnstileException e) {
+        if (e instanceof SemaphoreFullException full) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                    HttpStatus.TOO_MANY_REQUESTS,
+                    "All " + full.limit() + " permits of '" + full.semaphoreName() + "' are in use; retry after "
+                            + this.retryAfterSeconds + "s.");
+            problem.setTitle("Too many concurrent requests");
+            problem.setProperty("semaphore", full.semaphoreName());
+            problem.setProperty("limit", full.limit());
+            return new Refusal(problem, this.retryAfterSeconds);
+        }
+        if (e instanceof LockAcquisitionException busy && busy.isInterrupted()) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                    HttpStatus.SERVICE_UNAVAILABLE,
+                    "The request was interrupted while it waited for '" + busy.lockName()
+                            + "' (the server may be shutting down); the lock was not taken and the work it"
+                            + " guards did not run. Send the request again.");
+            problem.setTitle("Interrupted");
+            problem.setProperty("lock", busy.lockName());
+            return new Refusal(problem, null);
+        }
+        if (e instanceof LockAcquisitionException busy) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                    HttpStatus.CONFLICT,
+                    "'" + busy.lockName() + "' is being changed by another request; retry after "
+                            + this.retryAfterSeconds + "s.");
+            problem.setTitle("Busy");
+            problem.setProperty("lock", busy.lockName());
+            return new Refusal(problem, this.retryAfterSeconds);
+        }
+        if (e instanceof LockLostException lost) {
+            boolean semaphore = "semaphore".equals(lost.kind());
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                    HttpStatus.CONFLICT,
+                    semaphore
+                            ? "A permit of '" + lost.name() + "' was lost before the request finished; its work may"
+                                    + " have run beyond the semaphore's limit. Check what it changed before sending it"
+                                    + " again."
+                            : "The lock '" + lost.name() + "' was lost before the request finished; its work may not"
+                                    + " have been exclusive. Check what it changed before sending it again.");
+            problem.setTitle(semaphore ? "Permit lost" : "Lock lost");
+            problem.setProperty(semaphore ? "semaphore" : "lock", lost.name());
+            return new Refusal(problem, null);
+        }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(
                 HttpStatus.SERVICE_UNAVAILABLE,
                 "The lock service is unavailable; retry after " + this.retryAfterSeconds + "s.");
         problem.setTitle("Service unavailable");
-        return answer(HttpStatus.SERVICE_UNAVAILABLE, problem, true);
+        return new Refusal(problem, this.retryAfterSeconds);
     }
 
-    private ResponseEntity<ProblemDetail> answer(HttpStatus status, ProblemDetail problem, boolean retryAfter) {
-        ResponseEntity.BodyBuilder response = ResponseEntity.status(status);
-        if (retryAfter) {
-            response.header(HttpHeaders.RETRY_AFTER, this.retryAfterSeconds);
+    /**
+     * One answer: its problem detail (status, title, detail, properties) and {@code Retry-After}.
+     *
+     * @param problem the problem detail, whose status is the answer's
+     * @param retryAfter the {@code Retry-After} value in seconds, or null for none
+     */
+    protected record Refusal(
+            ProblemDetail problem, @Nullable String retryAfter) {
+
+        /** Returns the HTTP status. */
+        public HttpStatus status() {
+            return HttpStatus.valueOf(this.problem.getStatus());
         }
-        return response.body(problem);
+
+        /** Returns the problem-details answer. */
+        public ResponseEntity<ProblemDetail> entity() {
+            ResponseEntity.BodyBuilder response = ResponseEntity.status(status());
+            if (this.retryAfter != null) {
+                response.header(HttpHeaders.RETRY_AFTER, this.retryAfter);
+            }
+            return response.body(this.problem);
+        }
+    }
+
+    /**
+     * In a Spring MVC application: a browser's refusal is sent as an error ({@code
+     * HttpServletResponse.sendError}) with the status and {@code Retry-After}, so the application's
+     * error page renders it, as Spring answers its own {@code ResponseStatusException}.
+     */
+    @RestControllerAdvice
+    @Order(Ordered.LOWEST_PRECEDENCE)
+    public static class Servlet extends TurnstileProblemHandler {
+
+        /** See {@link TurnstileProblemHandler#TurnstileProblemHandler(Duration)}. */
+        public Servlet(Duration retryAfter) {
+            super(retryAfter);
+        }
+
+        /** The error page, for a client that prefers {@code text/html}. */
+        @ExceptionHandler(
+                value = {
+                    SemaphoreFullException.class,
+                    LockAcquisitionException.class,
+                    LockLostException.class,
+                    RedisUnavailableException.class
+                },
+                produces = MediaType.TEXT_HTML_VALUE)
+        public void errorPage(TurnstileException e, HttpServletResponse response) throws IOException {
+            Refusal refusal = refusal(e);
+            if (refusal.retryAfter() != null) {
+                response.setHeader(HttpHeaders.RETRY_AFTER, refusal.retryAfter());
+            }
+            response.sendError(refusal.status().value(), refusal.problem().getDetail());
+        }
+    }
+
+    /**
+     * In a WebFlux application: a browser's refusal becomes a {@link ResponseStatusException} with
+     * the status (and {@code Retry-After} on the response), handed to the application's {@link
+     * WebExceptionHandler}s in their order, as an error that escaped the handler would be: Spring
+     * Boot's error web exception handler renders the application's error page.
+     */
+    @RestControllerAdvice
+    @Order(Ordered.LOWEST_PRECEDENCE)
+    public static class Reactive extends TurnstileProblemHandler {
+
+        private final ObjectProvider<WebExceptionHandler> errorHandlers;
+
+        /**
+         * See {@link TurnstileProblemHandler#TurnstileProblemHandler(Duration)}; {@code
+         * errorHandlers} render the error pages.
+         */
+        public Reactive(Duration retryAfter, ObjectProvider<WebExceptionHandler> errorHandlers) {
+            super(retryAfter);
+            this.errorHandlers = errorHandlers;
+        }
+
+        /** The error page, for a client that prefers {@code text/html}. */
+        @ExceptionHandler(
+                value = {
+                    SemaphoreFullException.class,
+                    LockAcquisitionException.class,
+                    LockLostException.class,
+                    RedisUnavailableException.class
+                },
+                produces = MediaType.TEXT_HTML_VALUE)
+        public Mono<Void> errorPage(TurnstileException e, ServerWebExchange exchange) {
+            Refusal refusal = refusal(e);
+            if (refusal.retryAfter() != null) {
+                exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, refusal.retryAfter());
+            }
+            Mono<Void> page = Mono.error(new ResponseStatusException(
+                    refusal.status(), refusal.problem().getDetail(), e));
+            for (WebExceptionHandler handler :
+                    this.errorHandlers.orderedStream().toList()) {
+                page = page.onErrorResume(error -> handler.handle(exchange, error));
+            }
+            return page;
+        }
     }
 }

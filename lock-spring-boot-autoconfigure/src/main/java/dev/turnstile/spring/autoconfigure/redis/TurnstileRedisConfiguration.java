@@ -1,6 +1,10 @@
 package dev.turnstile.spring.autoconfigure.redis;
 
+import dev.turnstile.redis.Turnstile;
+import java.util.stream.Collectors;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -20,5 +24,23 @@ public class TurnstileRedisConfiguration {
     UnifiedJedis turnstileRedis(ObjectProvider<RedisConnection> connection, Environment environment) {
         SpringDataRedisSettings settings = SpringDataRedisSettings.bind(environment);
         return JedisClients.create(connection.getIfAvailable(settings::connection), settings);
+    }
+
+    /** One WARN line at startup when Redis does not answer; the application still starts. */
+    @Bean
+    @ConditionalOnMissingBean(name = "turnstileRedisStartupCheck")
+    static SmartInitializingSingleton turnstileRedisStartupCheck(
+            ObjectProvider<Turnstile> turnstile,
+            ObjectProvider<RedisConnection> connection,
+            BeanFactory beanFactory,
+            Environment environment) {
+        return new RedisStartupCheck(turnstile, () -> {
+            if (!beanFactory.containsBean("turnstileRedis")) {
+                return "the application's UnifiedJedis bean";
+            }
+            RedisConnection used = connection.getIfAvailable(
+                    () -> SpringDataRedisSettings.bind(environment).connection());
+            return used.nodes().stream().map(Object::toString).collect(Collectors.joining(", "));
+        });
     }
 }
