@@ -5,6 +5,7 @@ import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.support.Acquisition;
 import dev.turnstile.redis.support.Arguments;
+import dev.turnstile.redis.support.RedisKeys;
 import dev.turnstile.redis.support.TurnstileRuntime;
 import dev.turnstile.redis.support.WaitLoop;
 import java.time.Duration;
@@ -73,8 +74,9 @@ public final class RedisLock implements NamedLock {
     public boolean isLocked() {
         for (String name : this.names) {
             String key = this.runtime.keys().lock(name);
-            Boolean exists = this.runtime.scripts().call("read lock '" + name + "'", redis -> redis.exists(key));
-            if (exists) {
+            String owner = this.runtime.scripts().call("read lock '" + name + "'", redis -> redis.get(key));
+            // A forced release's hold-off is no owner: the lock is free once it expires.
+            if (owner != null && !owner.equals(RedisKeys.FORCE_RELEASED)) {
                 return true;
             }
         }

@@ -52,7 +52,9 @@ class FairSemaphoreCrashedWaiterIntegrationTests {
             assertThat(served)
                     .as("the next waiter is served once the crashed one's place lapses")
                     .isPresent();
-            assertThat(client.zcard(queue)).as("the crashed waiter's place is gone").isZero();
+            assertThat(client.zcard(queue))
+                    .as("the crashed waiter's place is gone")
+                    .isZero();
             served.get().release();
         }
     }

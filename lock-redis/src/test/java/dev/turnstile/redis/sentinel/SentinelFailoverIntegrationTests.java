@@ -127,6 +127,35 @@ class SentinelFailoverIntegrationTests {
         }
     }
 
+    @Test
+    void aFailoverThatLostTheLastIncrementGivesTheNextTokenFromTheNewMastersClockAboveTheLost() {
+        try (RedisSentinelGroup group = RedisSentinelGroup.start(1);
+                JedisSentineled client = group.newClient(Duration.ofMillis(500));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            group.replicas().get(0).pause();
+            try (Jedis master = group.initialMaster().connect()) {
+                master.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "replica");
+            }
+            long lost;
+            try (Lease lease = turnstile.lock("ledger").acquire(Duration.ZERO, null)) {
+                lost = lease.fencingToken();
+            }
+            int oldMaster = group.currentMasterPort();
+            group.initialMaster().kill();
+            group.replicas().get(0).resume();
+            group.awaitFailover(oldMaster, Duration.ofSeconds(30));
+            try (Jedis promoted = group.replicas().get(0).connect()) {
+                assertThat(promoted.get("turnstile:fence:{ledger}"))
+                        .as("the promoted replica never had the counter's increment")
+                        .isNull();
+            }
+            Lease after = acquireOnceTheClientFollows(turnstile, "ledger");
+            // The promoted replica shares this machine's clock, which has passed the lost token.
+            assertThat(after.fencingToken()).isGreaterThan(lost);
+            after.release();
+        }
+    }
+
     /** Returns 1 if two owners held the lock at once across a failover, else 0. */
     private int doubleGrant(int minReplicas) {
         try (RedisSentinelGroup group = RedisSentinelGroup.start(1);
