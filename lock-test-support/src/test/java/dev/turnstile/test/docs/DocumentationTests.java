@@ -22,13 +22,14 @@ import org.junit.jupiter.api.Test;
 /**
  * The documentation says only what the repository holds: every relative link of every Markdown
  * page reaches a file (and its heading, for a {@code #anchor}), and every test a page names
- * ({@code SomethingTests}, {@code SomethingTests#method}) exists with that method.
+ * ({@code SomethingTests}, {@code SomethingTests#method}, and the contract suites {@code SomethingContract}) exists with that method.
  */
 class DocumentationTests {
 
     private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
-    private static final Pattern TEST_NAME = Pattern.compile("`([A-Z][A-Za-z0-9]*Tests)(?:#([a-zA-Z0-9]+))?`");
+    private static final Pattern TEST_NAME =
+            Pattern.compile("`([A-Z][A-Za-z0-9]*(?:Tests|Contract))(?:#([a-zA-Z0-9]+))?`");
     private static final Pattern HEADING = Pattern.compile("^#{1,6}\\s+(.+?)\\s*$");
 
     @Test
@@ -104,7 +105,8 @@ class DocumentationTests {
     private static Map<String, List<Path>> testSources() {
         Map<String, List<Path>> tests = new HashMap<>();
         try (Stream<Path> files = Files.walk(ROOT)) {
-            files.filter(p -> p.toString().endsWith("Tests.java"))
+            files.filter(p ->
+                            p.toString().endsWith("Tests.java") || p.toString().endsWith("Contract.java"))
                     .filter(p -> !p.toString().contains("/target/"))
                     .forEach(p -> tests.computeIfAbsent(
                                     p.getFileName().toString().replace(".java", ""), n -> new ArrayList<>())
