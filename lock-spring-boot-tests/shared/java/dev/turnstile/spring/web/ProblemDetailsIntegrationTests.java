@@ -106,6 +106,16 @@ class ProblemDetailsIntegrationTests {
     }
 
     @Test
+    void unreachableRedisIs503WithRetryAfterInWebFlux() throws Exception {
+        this.app = start(WebApplicationType.REACTIVE, ReactiveApi.class, "spring.data.redis.port=1");
+        HttpResponse<String> down = get("/item/7");
+        assertThat(down.statusCode()).isEqualTo(503);
+        assertThat(down.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(down.headers().firstValue("Retry-After")).hasValue("2");
+        assertThat(down.body()).contains("\"status\":503").doesNotContain("127.0.0.1").doesNotContain("Connection");
+    }
+
+    @Test
     void anInterruptedWaitForALockIs503SayingSoWithoutRetryAfter() throws Exception {
         this.app = start(WebApplicationType.SERVLET, Api.class);
         CompletableFuture<HttpResponse<String>> holder = Gate.hold(() -> get("/item/42?hold=true"));
