@@ -369,6 +369,31 @@ public abstract class LockContract {
     }
 
     @Test
+    void aGrantThatRacedAnInterruptIsReleasedNotHandedOut() {
+        // The thread is interrupted before it asks: the grant comes, and the interrupt wins.
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> this.turnstile.lock("raced").tryAcquire(Duration.ZERO, null))
+                    .isInstanceOfSatisfying(
+                            LockAcquisitionException.class,
+                            e -> assertThat(e.isInterrupted()).isTrue());
+            assertThat(Thread.currentThread().isInterrupted())
+                    .as("the interrupt is kept")
+                    .isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(this.client.exists("turnstile:lock:{raced}"))
+                .as("the raced grant was released")
+                .isFalse();
+        try (Lease again = this.turnstile.lock("raced").acquire(Duration.ZERO, null)) {
+            assertThat(again.isHeld())
+                    .as("nothing is left in the local queue either")
+                    .isTrue();
+        }
+    }
+
+    @Test
     void interruptedThreadCanStillRelease() {
         Lease lease = this.turnstile.lock("release-interrupted").acquire(Duration.ZERO, null);
         Thread.currentThread().interrupt();
