@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.history.HistoryChecker;
+import dev.turnstile.test.history.HistoryClock;
+import dev.turnstile.test.history.Hold;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,6 +84,18 @@ class TurnstileLockRegistryLeaderElectionTests {
                 .as("two leaders only until the old one's next heartbeat after its watchdog found the loss")
                 .isLessThanOrEqualTo(detection);
         assertThat(Duration.ofNanos(revokedAt - forcedAt)).isLessThanOrEqualTo(detection);
+
+        // The same intervals as holds, judged by the history checker: the only overlap is the one
+        // whose lower-token leader was told of its loss (revoked), within a heartbeat and a lease.
+        List<Hold> holds = new ArrayList<>();
+        intervals.forEach(interval -> holds.add(interval.asHold(interval == lost)));
+        HistoryChecker.Verdict verdict = HistoryChecker.withBounds(detection, HEARTBEAT).check(holds);
+        System.out.println("Leader election under a forced release: " + verdict);
+        assertThat(verdict.holds()).isGreaterThanOrEqualTo(2);
+        assertThat(verdict.unexplainedOverlaps()).as("%s", verdict).isZero();
+        assertThat(verdict.tokenInversions()).as("%s", verdict).isZero();
+        assertThat(verdict.lateLosses()).as("%s", verdict).isZero();
+        assertThat(verdict.hangs()).as("%s", verdict).isZero();
     }
 
     /** Asserts that only {@code lost} overlaps any other node's interval; returns its longest overlap. */
@@ -121,7 +136,21 @@ class TurnstileLockRegistryLeaderElectionTests {
     }
 
     /** When one node was leader, as its candidate was told: revoked at {@code Long.MAX_VALUE} if never. */
-    record Interval(Node node, long grantedNanos, long revokedNanos) {
+    record Interval(Node node, long grantedNanos, long revokedNanos, long token) {
+
+        /** The interval as a hold of the leader lock; {@code lost}: its end was the report of a lost lock. */
+        Hold asHold(boolean lost) {
+            long granted = micros(this.grantedNanos);
+            long revoked = this.revokedNanos == Long.MAX_VALUE ? -1 : micros(this.revokedNanos);
+            return new Hold(
+                    this.node.id, "leader", "leader", ROLE, 1, this.token, 0, granted, granted, revoked,
+                    lost ? revoked : -1, -1, Hold.Outcome.GRANTED);
+        }
+
+        /** {@code System.nanoTime()} on the history's time base. */
+        private static long micros(long nanos) {
+            return HistoryClock.nowMicros() - (System.nanoTime() - nanos) / 1_000;
+        }
 
         boolean contains(long nanos) {
             return this.grantedNanos <= nanos && nanos < this.revokedNanos;
@@ -147,13 +176,16 @@ class TurnstileLockRegistryLeaderElectionTests {
         private final LockRegistryLeaderInitiator initiator;
         private final List<Long> grants = new CopyOnWriteArrayList<>();
         private final List<Long> revokes = new CopyOnWriteArrayList<>();
+        private final List<Long> tokens = new CopyOnWriteArrayList<>();
+        private final TurnstileLockRegistry registry;
 
         private Node(String id, JedisPooled client) {
             super(id, ROLE);
             this.id = id;
             this.client = client;
             this.turnstile = Turnstile.builder(this.client).defaultLease(LEASE).build();
-            this.initiator = new LockRegistryLeaderInitiator(new TurnstileLockRegistry(this.turnstile), this);
+            this.registry = new TurnstileLockRegistry(this.turnstile);
+            this.initiator = new LockRegistryLeaderInitiator(this.registry, this);
             this.initiator.setHeartBeatMillis(HEARTBEAT.toMillis());
         }
 
@@ -165,6 +197,8 @@ class TurnstileLockRegistryLeaderElectionTests {
 
         @Override
         public void onGranted(Context context) {
+            // Told on the initiator's thread, which holds the lock: its fencing token is this term's.
+            this.tokens.add(this.registry.obtain(ROLE).fencingToken());
             this.grants.add(System.nanoTime());
         }
 
@@ -189,7 +223,7 @@ class TurnstileLockRegistryLeaderElectionTests {
             List<Interval> intervals = new ArrayList<>();
             for (int i = 0; i < this.grants.size(); i++) {
                 long revoked = i < this.revokes.size() ? this.revokes.get(i) : Long.MAX_VALUE;
-                intervals.add(new Interval(this, this.grants.get(i), revoked));
+                intervals.add(new Interval(this, this.grants.get(i), revoked, this.tokens.get(i)));
             }
             return intervals;
         }
