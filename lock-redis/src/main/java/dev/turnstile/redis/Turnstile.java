@@ -1,11 +1,9 @@
 package dev.turnstile.redis;
 
-import dev.turnstile.redis.lock.Locks;
-import dev.turnstile.redis.lock.RedisLock;
+import dev.turnstile.redis.internal.Arguments;
+import dev.turnstile.redis.internal.TurnstileEngine;
+import dev.turnstile.redis.internal.TurnstileSettings;
 import dev.turnstile.redis.semaphore.RedisSemaphore;
-import dev.turnstile.redis.support.Arguments;
-import dev.turnstile.redis.support.TurnstileRuntime;
-import dev.turnstile.redis.support.TurnstileSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -34,11 +32,10 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class Turnstile implements LockFactory, AutoCloseable {
 
-    private final TurnstileRuntime runtime;
-    private final Locks locks;
+    private final TurnstileEngine engine;
 
     private Turnstile(Builder builder) {
-        this.runtime = new TurnstileRuntime(
+        this.engine = new TurnstileEngine(
                 builder.redis,
                 new TurnstileSettings(
                         builder.keyPrefix,
@@ -50,7 +47,6 @@ public final class Turnstile implements LockFactory, AutoCloseable {
                         builder.cohortMaxAge),
                 builder.watchdogThreads,
                 builder.listeners);
-        this.locks = new Locks(this.runtime);
     }
 
     /**
@@ -67,8 +63,8 @@ public final class Turnstile implements LockFactory, AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is null or blank
      */
     @Override
-    public RedisLock lock(String name) {
-        return this.locks.lock(List.of(Arguments.requireName(name, "name")));
+    public NamedLock lock(String name) {
+        return this.engine.lock(List.of(Arguments.requireName(name, "name")));
     }
 
     /**
@@ -77,8 +73,8 @@ public final class Turnstile implements LockFactory, AutoCloseable {
      * @throws IllegalArgumentException if there is no name, or one is null or blank
      */
     @Override
-    public RedisLock lock(Collection<String> names) {
-        return this.locks.lock(names);
+    public NamedLock lock(Collection<String> names) {
+        return this.engine.lock(names);
     }
 
     /**
@@ -88,17 +84,17 @@ public final class Turnstile implements LockFactory, AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is null or blank or {@code limit} is below 1
      */
     public RedisSemaphore semaphore(String name, int limit) {
-        return RedisSemaphore.of(this.runtime, name, limit);
+        return this.engine.semaphore(name, limit);
     }
 
     /** Returns health and inspection calls for operators and health checks. */
     public TurnstileDiagnostics diagnostics() {
-        return new TurnstileDiagnostics(this.runtime, this.locks);
+        return new TurnstileDiagnostics(this.engine);
     }
 
     @Override
     public void close() {
-        this.runtime.close();
+        this.engine.close();
     }
 
     /** Options of a {@link Turnstile}; every one has a default. */

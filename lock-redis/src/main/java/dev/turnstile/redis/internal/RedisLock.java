@@ -1,0 +1,241 @@
+package dev.turnstile.redis.internal;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LockAcquisitionException;
+import dev.turnstile.redis.NamedLock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A distributed lock on one name, or on several names at once (all-or-nothing), in one Redis
+ * deployment. Obtain it from {@code Turnstile.lock(...)}; it is a cheap, stateless handle, safe to
+ * share between threads and to create per call.
+ *
+ * <p>Acquiring is one Lua script ({@code SET NX PX} plus the fencing counter): the lock key never
+ * exists without a time to live. A waiter sleeps until a release is published (or a bounded,
+ * jittered backoff elapses) instead of polling Redis. Threads of one process that want the same
+ * name queue locally, so only one of them contends in Redis, and a holder that releases while
+ * others queue passes the grant to the next of them without a Redis round trip (the lock cohort,
+ * bounded by {@code Turnstile.Builder.lockCohort}).
+ *
+ * <p>Several names are taken one by one in sorted order within one shared wait, and the ones
+ * already taken are released if a later one cannot be: two callers locking the same names in
+ * different orders never deadlock.
+ *
+ * <p>{@code leaseTime == null} means the default lease (30 s unless configured), renewed by the
+ * watchdog at a third of its time until the lease is released; a given lease time is not renewed.
+ */
+final class RedisLock implements NamedLock {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisLock.class);
+    private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    private final TurnstileRuntime runtime;
+    private final LocalGates gates;
+    private final List<String> names;
+
+    RedisLock(TurnstileRuntime runtime, LocalGates gates, List<String> names) {
+        this.runtime = runtime;
+        this.gates = gates;
+        this.names = names; // one name, or distinct and sorted (Locks)
+    }
+
+    @Override
+    public List<String> names() {
+        return this.names;
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
+        Arguments.requireNonNegative(wait, "wait");
+        Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
+        this.runtime.requireOpen();
+        long start = System.nanoTime();
+        return AllOrNothing.acquire(
+                this.names,
+                start,
+                start + wait.toNanos(),
+                (name, begun, deadline) -> acquireOne(name, begun, deadline, lease));
+    }
+
+    /** One Redis read per name; the answer may be stale by the time it is used. */
+    @Override
+    public boolean isLocked() {
+        for (String name : this.names) {
+            String key = this.runtime.keys().lock(name);
+            Boolean exists = this.runtime.scripts().call("read lock '" + name + "'", redis -> redis.exists(key));
+            if (exists) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public List<String> forceRelease() {
+        List<String> freed = new ArrayList<>();
+        for (String name : this.names) {
+            long deleted = (Long) this.runtime
+                    .scripts()
+                    .eval(
+                            LockScripts.FORCE_RELEASE,
+                            "force-release lock '" + name + "'",
+                            List.of(this.runtime.keys().lock(name)),
+                            List.of(
+                                    this.runtime.keys().lockChannel(name),
+                                    this.runtime.signalMode().publishCommand(),
+                                    // at least 1 ms: PX must be positive
+                                    Long.toString(Math.max(
+                                            1,
+                                            this.runtime
+                                                    .settings()
+                                                    .cohortMaxAge()
+                                                    .toMillis()))));
+            if (deleted == 1) {
+                log.warn("Force-released lock '{}'", name);
+                freed.add(name);
+            }
+        }
+        return freed;
+    }
+
+    private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
+        LocalGates.Entry entry;
+        try {
+            entry = this.gates.enter(name, deadline);
+        } catch (InterruptedException e) {
+            throw interrupted(name, start);
+        }
+        if (entry == null) {
+            return Optional.empty();
+        }
+        LocalGates.Gate gate = entry.gate();
+        boolean yieldFirst = entry.yieldFirst();
+        HandOff handOff = entry.handOff();
+        if (handOff != null) {
+            LockLease passed = passedOn(name, handOff, leaseTime, gate);
+            if (passed != null) {
+                return Optional.of(Acquisition.start(passed, () -> interrupted(name, start)));
+            }
+            // Too little of the grant is left to hold (this thread was slow to wake): back to Redis.
+            // Processes told of that release get the head start a release by the holder gives them.
+            yieldFirst = releaseQuietly(
+                            name, gate.lockKey, gate.channel, handOff.cohort().ownerToken())
+                    > 0;
+        }
+        long remaining = deadline - System.nanoTime();
+        long courtesy = remaining > 0 && yieldFirst ? Math.min(COURTESY_NANOS, remaining) : 0;
+        return Optional.ofNullable(Acquisition.await(
+                this.runtime.signals(),
+                gate.channel,
+                deadline,
+                courtesy,
+                () -> attempt(name, leaseTime, gate),
+                () -> gate.exit(-1),
+                () -> interrupted(name, start)));
+    }
+
+    /**
+     * The lease on a grant the previous local holder passed on, or null when too little of the grant
+     * is left to be worth holding: the caller then releases it in Redis and contends there.
+     */
+    private @Nullable LockLease passedOn(
+            String name, HandOff handOff, @Nullable Duration leaseTime, LocalGates.Gate gate) {
+        Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
+        if (handOff.keyDeadlineNanos() - System.nanoTime() > LockLease.minLeftToPass(lease.toNanos())) {
+            if (log.isTraceEnabled()) {
+                log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
+            }
+            return new LockLease(this.runtime, name, handOff, lease, leaseTime == null, gate);
+        }
+        return null;
+    }
+
+    private WaitLoop.Outcome<LockLease> attempt(String name, @Nullable Duration leaseTime, LocalGates.Gate gate) {
+        Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
+        String owner = this.runtime.newOwnerToken();
+        String key = gate.lockKey;
+        // Every grant reserves its cohort's tokens, also when nobody queues yet: threads that come
+        // while it is held get it passed on. (Read once: the script and the cohort must agree.)
+        int holders = this.runtime.settings().cohortHolders();
+        long sent = System.nanoTime();
+        List<?> reply;
+        List<String> keys = List.of(key, gate.fenceKey);
+        List<String> args = List.of(
+                owner,
+                Long.toString(lease.toMillis()),
+                this.runtime.settings().fenceTtlMillis(lease),
+                Integer.toString(holders));
+        try {
+            reply = this.runtime
+                    .scripts()
+                    .evalGranting(
+                            LockScripts.ACQUIRE,
+                            "acquire lock '" + name + "'",
+                            keys,
+                            args,
+                            "Lock '" + name + "'",
+                            () -> releaseQuietly(name, key, gate.channel, owner));
+        } catch (RuntimeException e) {
+            // Unreachable, or a script that failed part-way (a command the Redis user may not run)
+            // after its SET: free what it may have granted instead of leaving it for the lease.
+            releaseQuietly(name, key, gate.channel, owner);
+            throw e;
+        }
+        long status = (Long) reply.get(0);
+        long value = (Long) reply.get(1);
+        if (status == 1) {
+            if (log.isDebugEnabled()) {
+                log.debug("Acquired lock '{}' (fencing token {})", name, value);
+            }
+            long grantedAt = (Long) reply.get(2);
+            return WaitLoop.Outcome.granted(new LockLease(
+                    this.runtime,
+                    name,
+                    new Cohort(
+                            owner,
+                            value,
+                            holders,
+                            this.runtime.settings().cohortMaxAge().toNanos(),
+                            sent,
+                            grantedAt),
+                    value,
+                    grantedAt,
+                    lease,
+                    leaseTime == null,
+                    sent,
+                    gate));
+        }
+        // (LockLease's constructor only assigns fields: nothing can fail between grant and lease.)
+        return WaitLoop.Outcome.busy(value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0);
+    }
+
+    /**
+     * Frees a grant of {@code owner}, if Redis can be reached.
+     *
+     * @return the processes told of the release, or -1 (not held by this owner, or Redis unreachable)
+     */
+    private long releaseQuietly(String name, String key, String channel, String owner) {
+        try {
+            return LockLease.release(this.runtime, name, key, channel, owner);
+        } catch (RuntimeException unreachable) {
+            return -1; // the grant, if any, expires by its own TTL
+        }
+    }
+
+    private LockAcquisitionException interrupted(String name, long start) {
+        Thread.currentThread().interrupt();
+        return LockAcquisitionException.interrupted(name, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLock" + this.names;
+    }
+}

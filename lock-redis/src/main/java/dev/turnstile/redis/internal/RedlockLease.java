@@ -1,0 +1,135 @@
+package dev.turnstile.redis.internal;
+
+import dev.turnstile.redis.LeaseKind;
+import dev.turnstile.redis.RedisUnavailableException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * A Redlock grant: held while a majority of the masters hold it. Its local deadline is the
+ * validity computed at acquisition; renewals and extensions must reach a majority within it.
+ */
+final class RedlockLease extends ManagedLease {
+
+    private final RedlockEngine redlock;
+    private final String owner;
+    private final Map<UnifiedJedis, Long> grantedAtMillis;
+
+    /**
+     * @param grantedAtMillis each granting master's clock when it granted, in milliseconds
+     * @param sentNanos chosen so that the local deadline ({@code sentNanos + leaseTime}) is the
+     *     validity
+     */
+    RedlockLease(
+            RedlockEngine redlock,
+            String name,
+            String owner,
+            long fencingToken,
+            Map<UnifiedJedis, Long> grantedAtMillis,
+            Duration leaseTime,
+            boolean watchdog,
+            long sentNanos) {
+        super(redlock.runtime(), LeaseKind.LOCK, name, fencingToken, leaseTime, watchdog, sentNanos);
+        this.redlock = redlock;
+        this.owner = owner;
+        this.grantedAtMillis = java.util.Collections.unmodifiableMap(new java.util.IdentityHashMap<>(grantedAtMillis));
+    }
+
+    /**
+     * Renews on every master in parallel, each answer awaited at most the node timeout. Renewed on a
+     * majority within the validity: renewed. Refused (gone or held by another owner) by more than
+     * a minority: lost for that reason, and freed everywhere. Anything else (masters slow, paused or
+     * unreachable): {@link RedisUnavailableException}, so the watchdog tries again until the
+     * deadline, as it does on one server.
+     */
+    @Override
+    protected RenewalOutcome renewInRedis(Duration leaseTime) {
+        TurnstileRuntime runtime = this.redlock.runtime();
+        RedlockNodes nodes = this.redlock.nodes();
+        List<String> keys = List.of(runtime.keys().lock(name()));
+        List<String> args = List.of(this.owner, Long.toString(leaseTime.toMillis()));
+        long start = System.nanoTime();
+        List<RedlockNodes.Answer<Long>> answers = nodes.callAll(
+                master -> (Long) LockScripts.RENEW.run(master, keys, args),
+                start + this.redlock.nodeTimeout().toNanos(),
+                true);
+        int renewed = 0;
+        int gone = 0;
+        int takenOver = 0;
+        for (RedlockNodes.Answer<Long> answer : answers) {
+            if (answer.answered()) {
+                long code = answer.value();
+                renewed += code == 1 ? 1 : 0;
+                gone += code == 0 ? 1 : 0;
+                takenOver += code == -1 ? 1 : 0;
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        boolean valid = leaseTime.toNanos() - elapsed - RedlockLock.drift(leaseTime) > 0;
+        if (renewed >= nodes.quorum() && valid) {
+            return RenewalOutcome.RENEWED;
+        }
+        if (gone + takenOver > nodes.size() - nodes.quorum()) {
+            // A majority can no longer be ours: free what is left, so no master keeps it for nobody.
+            RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, false);
+            return takenOver > 0 ? RenewalOutcome.TAKEN_OVER : RenewalOutcome.GONE;
+        }
+        throw new RedisUnavailableException(
+                "Could not renew lock '" + name() + "' on a majority of the Redlock masters in time (" + renewed
+                        + " of " + nodes.size() + " renewed" + (valid ? "" : ", too late for the lease") + ")",
+                answers.stream()
+                        .map(RedlockNodes.Answer::failure)
+                        .filter(java.util.Objects::nonNull)
+                        .findFirst()
+                        .orElseGet(() -> new IllegalStateException("renewed too late")));
+    }
+
+    /** The deadline after a renewal leaves the same drift allowance as the acquisition did. */
+    @Override
+    protected long deadlineAfterRenewal(long sentNanos, Duration leaseTime) {
+        return sentNanos + leaseTime.toNanos() - RedlockLock.drift(leaseTime);
+    }
+
+    @Override
+    protected long releaseInRedis() {
+        return RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, true) >= this.redlock.quorum() ? 0 : -1;
+    }
+
+    /**
+     * Each master that granted keeps the lock until the hold has passed by its own clock. A master
+     * whose grant is not known here (its reply came too late) may still hold it: it keeps it until
+     * the hold has passed since the latest known grant; a master that holds nothing of this
+     * owner's refuses, owner-checked.
+     */
+    @Override
+    protected long releaseInRedisAfter(Duration holdAtLeast) {
+        TurnstileRuntime runtime = this.redlock.runtime();
+        List<String> keys = List.of(runtime.keys().lock(name()));
+        String channel = runtime.keys().lockChannel(name());
+        String hold = Long.toString(ceilMillis(holdAtLeast));
+        long latestGrant = this.grantedAtMillis.values().stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(0);
+        long held = RedlockLock.releaseEverywhere(
+                this.redlock,
+                name(),
+                master -> (Long) LockScripts.RELEASE_AFTER.run(
+                        master,
+                        keys,
+                        List.of(
+                                this.owner,
+                                channel,
+                                "PUBLISH",
+                                Long.toString(this.grantedAtMillis.getOrDefault(master, latestGrant)),
+                                hold)),
+                true);
+        return held >= this.redlock.quorum() ? 0 : -1;
+    }
+
+    static long ceilMillis(Duration duration) {
+        return (duration.toNanos() + 999_999) / 1_000_000;
+    }
+}
