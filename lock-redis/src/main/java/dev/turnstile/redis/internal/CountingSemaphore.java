@@ -17,13 +17,13 @@ final class CountingSemaphore implements RedisSemaphore {
     /** How long a fair waiter keeps its place without calling again (it calls at least every 1.7 s). */
     private static final Duration WAITER_TTL = Duration.ofSeconds(5);
 
-    private final TurnstileRuntime runtime;
+    private final RedisDeployment deployment;
     private final String name;
     private final int limit;
     private final boolean fair;
 
-    private CountingSemaphore(TurnstileRuntime runtime, String name, int limit, boolean fair) {
-        this.runtime = runtime;
+    private CountingSemaphore(RedisDeployment deployment, String name, int limit, boolean fair) {
+        this.deployment = deployment;
         this.name = name;
         this.limit = limit;
         this.fair = fair;
@@ -34,18 +34,18 @@ final class CountingSemaphore implements RedisSemaphore {
      *
      * @throws IllegalArgumentException if {@code name} is null or blank or {@code limit} is below 1
      */
-    static CountingSemaphore of(TurnstileRuntime runtime, String name, int limit) {
+    static CountingSemaphore of(RedisDeployment deployment, String name, int limit) {
         Arguments.requireName(name, "name");
         if (limit < 1) {
             throw new IllegalArgumentException(
                     "'limit' of semaphore '" + name + "' must be at least 1 but was " + limit);
         }
-        return new CountingSemaphore(runtime, name, limit, false);
+        return new CountingSemaphore(deployment, name, limit, false);
     }
 
     @Override
     public RedisSemaphore fair() {
-        return new CountingSemaphore(this.runtime, this.name, this.limit, true);
+        return new CountingSemaphore(this.deployment, this.name, this.limit, true);
     }
 
     @Override
@@ -67,12 +67,12 @@ final class CountingSemaphore implements RedisSemaphore {
     public Optional<Permit> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
         Arguments.requireNonNegative(wait, "wait");
         Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
-        this.runtime.requireOpen();
+        this.deployment.leases().requireOpen();
         long start = System.nanoTime();
         boolean waits = !wait.isZero();
-        String id = this.runtime.newOwnerToken();
+        String id = this.deployment.leases().newOwnerToken();
         return Optional.ofNullable(Acquisition.await(
-                this.runtime.signals(),
+                this.deployment.signals(),
                 keys().semaphoreChannel(this.name),
                 start + wait.toNanos(),
                 0,
@@ -83,7 +83,7 @@ final class CountingSemaphore implements RedisSemaphore {
 
     @Override
     public List<PermitHolder> holders() {
-        List<?> reply = (List<?>) this.runtime
+        List<?> reply = (List<?>) this.deployment
                 .scripts()
                 .eval(
                         SemaphoreScripts.HOLDERS,
@@ -105,7 +105,8 @@ final class CountingSemaphore implements RedisSemaphore {
     }
 
     private WaitLoop.Outcome<PermitLease> attempt(String id, @Nullable Duration leaseTime, boolean staysQueued) {
-        Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
+        Duration lease =
+                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
         long sent = System.nanoTime();
         List<?> reply;
         try {
@@ -119,7 +120,7 @@ final class CountingSemaphore implements RedisSemaphore {
         long value = (Long) reply.get(1);
         if (status == 1) {
             return WaitLoop.Outcome.granted(new PermitLease(
-                    this.runtime, this.name, id, value, (Long) reply.get(2), lease, leaseTime == null, sent));
+                    this.deployment, this.name, id, value, (Long) reply.get(2), lease, leaseTime == null, sent));
         }
         long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
         // A fair waiter with others ahead sleeps through the releases that go to them.
@@ -137,7 +138,7 @@ final class CountingSemaphore implements RedisSemaphore {
                         id,
                         Integer.toString(this.limit),
                         Long.toString(lease.toMillis()),
-                        this.runtime.settings().fenceTtlMillis(lease)));
+                        this.deployment.options().fenceTtlMillis(lease)));
     }
 
     private Object runFair(String id, Duration lease, boolean staysQueued) {
@@ -154,16 +155,16 @@ final class CountingSemaphore implements RedisSemaphore {
                         id,
                         Integer.toString(this.limit),
                         Long.toString(lease.toMillis()),
-                        this.runtime.settings().fenceTtlMillis(lease),
+                        this.deployment.options().fenceTtlMillis(lease),
                         Long.toString(WAITER_TTL.toMillis()),
                         staysQueued ? "1" : "0",
                         keys().semaphoreChannel(this.name),
-                        this.runtime.signalMode().publishCommand()));
+                        this.deployment.signalMode().publishCommand()));
     }
 
     /** Runs an acquire script; with {@code minReplicas}, a grant must reach the replicas or is released. */
     private Object run(LuaScript script, String operation, List<String> keys, List<String> args) {
-        return this.runtime
+        return this.deployment
                 .scripts()
                 .evalGranting(
                         script,
@@ -180,7 +181,7 @@ final class CountingSemaphore implements RedisSemaphore {
             return;
         }
         try {
-            this.runtime
+            this.deployment
                     .scripts()
                     .eval(
                             SemaphoreScripts.LEAVE_QUEUE,
@@ -189,7 +190,7 @@ final class CountingSemaphore implements RedisSemaphore {
                             List.of(
                                     id,
                                     keys().semaphoreChannel(this.name),
-                                    this.runtime.signalMode().publishCommand()));
+                                    this.deployment.signalMode().publishCommand()));
         } catch (RuntimeException ignored) {
             // unreachable: the place expires after the waiter ttl
         }
@@ -198,7 +199,7 @@ final class CountingSemaphore implements RedisSemaphore {
     /** The call may have reached Redis before it failed: free what it may have granted, if we can. */
     private void releaseQuietly(String id) {
         try {
-            PermitLease.release(this.runtime, this.name, id);
+            PermitLease.release(this.deployment, this.name, id);
         } catch (RuntimeException ignored) {
             // still unreachable: the permit, if granted, expires by its lease
         }
@@ -210,6 +211,6 @@ final class CountingSemaphore implements RedisSemaphore {
     }
 
     private RedisKeys keys() {
-        return this.runtime.keys();
+        return this.deployment.keys();
     }
 }

@@ -21,6 +21,7 @@ final class LockLease extends ManagedLease {
         return Math.min(MIN_LEFT_TO_PASS_NANOS, leaseNanos / 10);
     }
 
+    private final RedisDeployment deployment;
     private final String key;
     private final String channel;
     private final Cohort cohort;
@@ -32,7 +33,7 @@ final class LockLease extends ManagedLease {
 
     /** A lease granted in Redis; it starts a cohort. */
     LockLease(
-            TurnstileRuntime runtime,
+            RedisDeployment deployment,
             String name,
             Cohort cohort,
             long fencingToken,
@@ -41,7 +42,8 @@ final class LockLease extends ManagedLease {
             boolean renewedByWatchdog,
             long sentNanos,
             LocalGates.Gate gate) {
-        super(runtime, LeaseKind.LOCK, name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
+        super(deployment.leases(), LeaseKind.LOCK, name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
+        this.deployment = deployment;
         this.key = gate.lockKey;
         this.channel = gate.channel;
         this.cohort = cohort;
@@ -56,14 +58,14 @@ final class LockLease extends ManagedLease {
      * before that.
      */
     LockLease(
-            TurnstileRuntime runtime,
+            RedisDeployment deployment,
             String name,
             HandOff handOff,
             Duration leaseTime,
             boolean renewedByWatchdog,
             LocalGates.Gate gate) {
         super(
-                runtime,
+                deployment.leases(),
                 LeaseKind.LOCK,
                 name,
                 handOff.fencingToken(),
@@ -71,6 +73,7 @@ final class LockLease extends ManagedLease {
                 renewedByWatchdog,
                 Math.min(handOff.handedNanos() + leaseTime.toNanos(), handOff.keyDeadlineNanos()),
                 handOff.handedNanos() + leaseTime.toNanos());
+        this.deployment = deployment;
         this.key = gate.lockKey;
         this.channel = gate.channel;
         this.cohort = handOff.cohort();
@@ -84,7 +87,7 @@ final class LockLease extends ManagedLease {
         if (this.passedOn) {
             return RenewalOutcome.GONE; // the grant is the next holder's now: never touch it
         }
-        return renew(this.runtime, name(), this.cohort.ownerToken(), leaseTime);
+        return renew(this.deployment, name(), this.cohort.ownerToken(), leaseTime);
     }
 
     @Override
@@ -92,7 +95,7 @@ final class LockLease extends ManagedLease {
         if (this.passedOn) {
             return -1;
         }
-        return release(this.runtime, name(), this.key, this.channel, this.cohort.ownerToken());
+        return release(this.deployment, name(), this.key, this.channel, this.cohort.ownerToken());
     }
 
     /** Passes the grant to the next local holder when one queues and the cohort allows; else releases. */
@@ -120,15 +123,15 @@ final class LockLease extends ManagedLease {
         List<String> args = List.of(
                 this.cohort.ownerToken(),
                 this.channel,
-                this.runtime.signalMode().publishCommand(),
+                this.deployment.signalMode().publishCommand(),
                 Long.toString(this.grantedAtMillis),
                 Long.toString(RedlockLease.ceilMillis(holdAtLeast)));
-        int minReplicas = this.runtime.settings().minReplicas();
+        int minReplicas = this.deployment.options().minReplicas();
         if (minReplicas == 0) {
-            return (Long) this.runtime.scripts().eval(LockScripts.RELEASE_AFTER, operation, keys, args);
+            return (Long) this.deployment.scripts().eval(LockScripts.RELEASE_AFTER, operation, keys, args);
         }
         ScriptRunner.Replicated replicated =
-                this.runtime.scripts().evalReplicated(LockScripts.RELEASE_AFTER, operation, keys, args);
+                this.deployment.scripts().evalReplicated(LockScripts.RELEASE_AFTER, operation, keys, args);
         long code = (Long) replicated.reply();
         if (code == 0 && replicated.replicas() < minReplicas) {
             // Kept on the master only: after a failover the lock may come free before the hold ends.
@@ -150,7 +153,7 @@ final class LockLease extends ManagedLease {
     @Override
     protected void onLoss() {
         if (this.passedTo) {
-            this.runtime.watchdog().execute(() -> {
+            this.deployment.leases().watchdog().execute(() -> {
                 try {
                     releaseInRedis();
                 } catch (RuntimeException unreachable) {
@@ -172,36 +175,37 @@ final class LockLease extends ManagedLease {
      * replicas too, as the grant did; when it does not, the lease keeps its previous deadline and
      * {@link RedisUnavailableException} says why (the watchdog tries again until the deadline).
      */
-    static RenewalOutcome renew(TurnstileRuntime runtime, String name, String ownerToken, Duration leaseTime) {
+    static RenewalOutcome renew(RedisDeployment deployment, String name, String ownerToken, Duration leaseTime) {
         String operation = "renew lock '" + name + "'";
-        List<String> keys = List.of(runtime.keys().lock(name));
+        List<String> keys = List.of(deployment.keys().lock(name));
         List<String> args = List.of(ownerToken, Long.toString(leaseTime.toMillis()));
         long code;
-        if (runtime.settings().minReplicas() > 0) {
+        if (deployment.options().minReplicas() > 0) {
             ScriptRunner.Replicated replicated =
-                    runtime.scripts().evalReplicated(LockScripts.RENEW, operation, keys, args);
+                    deployment.scripts().evalReplicated(LockScripts.RENEW, operation, keys, args);
             code = (Long) replicated.reply();
-            if (code == 1 && replicated.replicas() < runtime.settings().minReplicas()) {
+            if (code == 1 && replicated.replicas() < deployment.options().minReplicas()) {
                 throw new RedisUnavailableException(
                         "The renewal of lock '" + name + "' reached only " + replicated.replicas() + " of the "
-                                + runtime.settings().minReplicas()
+                                + deployment.options().minReplicas()
                                 + " replicas required (minReplicas); the lease keeps its"
                                 + " previous deadline",
                         new IllegalStateException(
-                                "WAIT " + runtime.settings().minReplicas() + " answered " + replicated.replicas()));
+                                "WAIT " + deployment.options().minReplicas() + " answered " + replicated.replicas()));
             }
         } else {
-            code = (Long) runtime.scripts().eval(LockScripts.RENEW, operation, keys, args);
+            code = (Long) deployment.scripts().eval(LockScripts.RENEW, operation, keys, args);
         }
         return code == 1 ? RenewalOutcome.RENEWED : code == 0 ? RenewalOutcome.GONE : RenewalOutcome.TAKEN_OVER;
     }
 
-    static long release(TurnstileRuntime runtime, String name, String key, String channel, String ownerToken) {
-        return (Long) runtime.scripts()
+    static long release(RedisDeployment deployment, String name, String key, String channel, String ownerToken) {
+        return (Long) deployment
+                .scripts()
                 .eval(
                         LockScripts.RELEASE,
                         "release lock '" + name + "'",
                         List.of(key),
-                        List.of(ownerToken, channel, runtime.signalMode().publishCommand()));
+                        List.of(ownerToken, channel, deployment.signalMode().publishCommand()));
     }
 }

@@ -4,18 +4,18 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Makes {@link RedisLock} handles that share one runtime and one local queue per name. Internal:
+ * Makes {@link RedisLock} handles that share one deployment and one local queue per name. Internal:
  * {@code Turnstile} owns one; use {@code Turnstile.lock(...)}.
  */
 final class Locks {
 
-    private final TurnstileRuntime runtime;
+    private final RedisDeployment deployment;
     private final LocalGates gates;
 
-    /** Creates the factory over {@code runtime}. */
-    public Locks(TurnstileRuntime runtime) {
-        this.runtime = runtime;
-        this.gates = new LocalGates(runtime.keys());
+    /** Creates the factory over {@code deployment}. */
+    public Locks(RedisDeployment deployment) {
+        this.deployment = deployment;
+        this.gates = new LocalGates(deployment.keys());
     }
 
     /**
@@ -30,7 +30,7 @@ final class Locks {
         for (String name : names) {
             Arguments.requireName(name, "name");
         }
-        return new RedisLock(this.runtime, this.gates, names.size() == 1 ? List.copyOf(names) : sorted(names));
+        return new RedisLock(this.deployment, this.gates, names.size() == 1 ? List.copyOf(names) : sorted(names));
     }
 
     /** The names, each once, sorted: the order in which several are taken. */

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>States: held, then either released (by the owner) or lost (found gone, taken over, or past
  * its deadline). Both are final; after either, {@link #isHeld()} is false and nothing renews the
- * lease again. Loss is reported exactly once, to the runtime's listeners and the lease's own.
+ * lease again. Loss is reported exactly once, to the global listeners and the lease's own.
  */
 abstract class ManagedLease implements Lease {
 
@@ -43,8 +43,7 @@ abstract class ManagedLease implements Lease {
         TAKEN_OVER
     }
 
-    /** The shared runtime. */
-    protected final TurnstileRuntime runtime;
+    private final Leases leases;
 
     private final LeaseKind kind;
     private final String name;
@@ -85,7 +84,7 @@ abstract class ManagedLease implements Lease {
      *     local deadline counts from there, so it never outlives the grant in Redis
      */
     protected ManagedLease(
-            TurnstileRuntime runtime,
+            Leases leases,
             LeaseKind kind,
             String name,
             long fencingToken,
@@ -93,7 +92,7 @@ abstract class ManagedLease implements Lease {
             boolean renewedByWatchdog,
             long sentNanos) {
         this(
-                runtime,
+                leases,
                 kind,
                 name,
                 fencingToken,
@@ -109,7 +108,7 @@ abstract class ManagedLease implements Lease {
      * in time, a fixed lease is topped up to its planned end.
      */
     protected ManagedLease(
-            TurnstileRuntime runtime,
+            Leases leases,
             LeaseKind kind,
             String name,
             long fencingToken,
@@ -117,7 +116,7 @@ abstract class ManagedLease implements Lease {
             boolean renewedByWatchdog,
             long deadlineNanos,
             long plannedEndNanos) {
-        this.runtime = runtime;
+        this.leases = leases;
         this.kind = kind;
         this.name = name;
         this.fencingToken = fencingToken;
@@ -331,7 +330,7 @@ abstract class ManagedLease implements Lease {
             // partition or a Redis stall never blocks the caller or fails.
             this.releasedInRedis = true;
             runEndHook(-1);
-            this.runtime.watchdog().execute(this::freeQuietlyAfterLoss);
+            this.leases.watchdog().execute(this::freeQuietlyAfterLoss);
             return false;
         }
         long result;
@@ -392,7 +391,7 @@ abstract class ManagedLease implements Lease {
                 return;
             }
         }
-        TurnstileRuntime.notifySafely(listener, event);
+        Leases.notifySafely(listener, event);
     }
 
     @Override
@@ -428,8 +427,8 @@ abstract class ManagedLease implements Lease {
                 Durations.format(event.overdue()));
         onLoss();
         runEndHook(-1);
-        this.runtime.publishLoss(event);
-        toNotify.forEach(listener -> TurnstileRuntime.notifySafely(listener, event));
+        this.leases.publishLoss(event);
+        toNotify.forEach(listener -> Leases.notifySafely(listener, event));
     }
 
     private LockLostException lostException(String why) {
@@ -508,7 +507,7 @@ abstract class ManagedLease implements Lease {
             switch (outcome) {
                 case RENEWED -> {
                     if (applyRenewal(sent, renewal, false)) {
-                        this.runtime.publishRenewal(this.kind, this.name);
+                        this.leases.publishRenewal(this.kind, this.name);
                     } else if (!endedByOwner()) {
                         markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
                         freeQuietly();
@@ -607,7 +606,7 @@ abstract class ManagedLease implements Lease {
             this.timer.cancel(false);
         }
         if (!this.ended) {
-            this.timer = this.runtime.watchdog().schedule(this::onTimer, delayNanos);
+            this.timer = this.leases.watchdog().schedule(this::onTimer, delayNanos);
         }
     }
 
@@ -617,7 +616,7 @@ abstract class ManagedLease implements Lease {
             this.deadlineTimer.cancel(false);
         }
         if (!this.ended) {
-            this.deadlineTimer = this.runtime.watchdog().scheduleDeadline(this::onDeadline, untilDeadline());
+            this.deadlineTimer = this.leases.watchdog().scheduleDeadline(this::onDeadline, untilDeadline());
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.List;
 /** A lease on one permit: a member of the holders ZSET, renewed and released by its id. */
 final class PermitLease extends ManagedLease implements Permit {
 
+    private final RedisDeployment deployment;
     private final String id;
     private final String holdersKey;
     private final String channel;
@@ -15,7 +16,7 @@ final class PermitLease extends ManagedLease implements Permit {
 
     /** @param grantedAtMillis the server's clock when it granted, in milliseconds */
     PermitLease(
-            TurnstileRuntime runtime,
+            RedisDeployment deployment,
             String name,
             String id,
             long fencingToken,
@@ -23,10 +24,11 @@ final class PermitLease extends ManagedLease implements Permit {
             Duration leaseTime,
             boolean renewedByWatchdog,
             long sentNanos) {
-        super(runtime, LeaseKind.SEMAPHORE, name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
+        super(deployment.leases(), LeaseKind.SEMAPHORE, name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
+        this.deployment = deployment;
         this.id = id;
-        this.holdersKey = runtime.keys().semaphore(name);
-        this.channel = runtime.keys().semaphoreChannel(name);
+        this.holdersKey = deployment.keys().semaphore(name);
+        this.channel = deployment.keys().semaphoreChannel(name);
         this.grantedAtMillis = grantedAtMillis;
     }
 
@@ -37,7 +39,7 @@ final class PermitLease extends ManagedLease implements Permit {
 
     @Override
     protected RenewalOutcome renewInRedis(Duration leaseTime) {
-        long renewed = (Long) this.runtime
+        long renewed = (Long) this.deployment
                 .scripts()
                 .eval(
                         SemaphoreScripts.RENEW,
@@ -49,12 +51,12 @@ final class PermitLease extends ManagedLease implements Permit {
 
     @Override
     protected long releaseInRedis() {
-        return release(this.runtime, name(), this.id);
+        return release(this.deployment, name(), this.id);
     }
 
     @Override
     protected long releaseInRedisAfter(Duration holdAtLeast) {
-        return (Long) this.runtime
+        return (Long) this.deployment
                 .scripts()
                 .eval(
                         SemaphoreScripts.RELEASE_AFTER,
@@ -63,20 +65,21 @@ final class PermitLease extends ManagedLease implements Permit {
                         List.of(
                                 this.id,
                                 this.channel,
-                                this.runtime.signalMode().publishCommand(),
+                                this.deployment.signalMode().publishCommand(),
                                 Long.toString(this.grantedAtMillis),
                                 Long.toString((holdAtLeast.toNanos() + 999_999) / 1_000_000)));
     }
 
-    static long release(TurnstileRuntime runtime, String name, String id) {
-        return (Long) runtime.scripts()
+    static long release(RedisDeployment deployment, String name, String id) {
+        return (Long) deployment
+                .scripts()
                 .eval(
                         SemaphoreScripts.RELEASE,
                         "release a permit of semaphore '" + name + "'",
-                        List.of(runtime.keys().semaphore(name)),
+                        List.of(deployment.keys().semaphore(name)),
                         List.of(
                                 id,
-                                runtime.keys().semaphoreChannel(name),
-                                runtime.signalMode().publishCommand()));
+                                deployment.keys().semaphoreChannel(name),
+                                deployment.signalMode().publishCommand()));
     }
 }

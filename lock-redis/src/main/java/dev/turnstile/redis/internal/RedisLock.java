@@ -36,12 +36,12 @@ final class RedisLock implements NamedLock {
     private static final Logger log = LoggerFactory.getLogger(RedisLock.class);
     private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
-    private final TurnstileRuntime runtime;
+    private final RedisDeployment deployment;
     private final LocalGates gates;
     private final List<String> names;
 
-    RedisLock(TurnstileRuntime runtime, LocalGates gates, List<String> names) {
-        this.runtime = runtime;
+    RedisLock(RedisDeployment deployment, LocalGates gates, List<String> names) {
+        this.deployment = deployment;
         this.gates = gates;
         this.names = names; // one name, or distinct and sorted (Locks)
     }
@@ -55,7 +55,7 @@ final class RedisLock implements NamedLock {
     public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
         Arguments.requireNonNegative(wait, "wait");
         Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
-        this.runtime.requireOpen();
+        this.deployment.leases().requireOpen();
         long start = System.nanoTime();
         return AllOrNothing.acquire(
                 this.names,
@@ -68,8 +68,8 @@ final class RedisLock implements NamedLock {
     @Override
     public boolean isLocked() {
         for (String name : this.names) {
-            String key = this.runtime.keys().lock(name);
-            Boolean exists = this.runtime.scripts().call("read lock '" + name + "'", redis -> redis.exists(key));
+            String key = this.deployment.keys().lock(name);
+            Boolean exists = this.deployment.scripts().call("read lock '" + name + "'", redis -> redis.exists(key));
             if (exists) {
                 return true;
             }
@@ -81,20 +81,20 @@ final class RedisLock implements NamedLock {
     public List<String> forceRelease() {
         List<String> freed = new ArrayList<>();
         for (String name : this.names) {
-            long deleted = (Long) this.runtime
+            long deleted = (Long) this.deployment
                     .scripts()
                     .eval(
                             LockScripts.FORCE_RELEASE,
                             "force-release lock '" + name + "'",
-                            List.of(this.runtime.keys().lock(name)),
+                            List.of(this.deployment.keys().lock(name)),
                             List.of(
-                                    this.runtime.keys().lockChannel(name),
-                                    this.runtime.signalMode().publishCommand(),
+                                    this.deployment.keys().lockChannel(name),
+                                    this.deployment.signalMode().publishCommand(),
                                     // at least 1 ms: PX must be positive
                                     Long.toString(Math.max(
                                             1,
-                                            this.runtime
-                                                    .settings()
+                                            this.deployment
+                                                    .options()
                                                     .cohortMaxAge()
                                                     .toMillis()))));
             if (deleted == 1) {
@@ -132,7 +132,7 @@ final class RedisLock implements NamedLock {
         long remaining = deadline - System.nanoTime();
         long courtesy = remaining > 0 && yieldFirst ? Math.min(COURTESY_NANOS, remaining) : 0;
         return Optional.ofNullable(Acquisition.await(
-                this.runtime.signals(),
+                this.deployment.signals(),
                 gate.channel,
                 deadline,
                 courtesy,
@@ -147,33 +147,35 @@ final class RedisLock implements NamedLock {
      */
     private @Nullable LockLease passedOn(
             String name, HandOff handOff, @Nullable Duration leaseTime, LocalGates.Gate gate) {
-        Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
+        Duration lease =
+                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
         if (handOff.keyDeadlineNanos() - System.nanoTime() > LockLease.minLeftToPass(lease.toNanos())) {
             if (log.isTraceEnabled()) {
                 log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
             }
-            return new LockLease(this.runtime, name, handOff, lease, leaseTime == null, gate);
+            return new LockLease(this.deployment, name, handOff, lease, leaseTime == null, gate);
         }
         return null;
     }
 
     private WaitLoop.Outcome<LockLease> attempt(String name, @Nullable Duration leaseTime, LocalGates.Gate gate) {
-        Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
-        String owner = this.runtime.newOwnerToken();
+        Duration lease =
+                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
+        String owner = this.deployment.leases().newOwnerToken();
         String key = gate.lockKey;
         // Every grant reserves its cohort's tokens, also when nobody queues yet: threads that come
         // while it is held get it passed on. (Read once: the script and the cohort must agree.)
-        int holders = this.runtime.settings().cohortHolders();
+        int holders = this.deployment.options().cohortHolders();
         long sent = System.nanoTime();
         List<?> reply;
         List<String> keys = List.of(key, gate.fenceKey);
         List<String> args = List.of(
                 owner,
                 Long.toString(lease.toMillis()),
-                this.runtime.settings().fenceTtlMillis(lease),
+                this.deployment.options().fenceTtlMillis(lease),
                 Integer.toString(holders));
         try {
-            reply = this.runtime
+            reply = this.deployment
                     .scripts()
                     .evalGranting(
                             LockScripts.ACQUIRE,
@@ -196,13 +198,13 @@ final class RedisLock implements NamedLock {
             }
             long grantedAt = (Long) reply.get(2);
             return WaitLoop.Outcome.granted(new LockLease(
-                    this.runtime,
+                    this.deployment,
                     name,
                     new Cohort(
                             owner,
                             value,
                             holders,
-                            this.runtime.settings().cohortMaxAge().toNanos(),
+                            this.deployment.options().cohortMaxAge().toNanos(),
                             sent,
                             grantedAt),
                     value,
@@ -223,7 +225,7 @@ final class RedisLock implements NamedLock {
      */
     private long releaseQuietly(String name, String key, String channel, String owner) {
         try {
-            return LockLease.release(this.runtime, name, key, channel, owner);
+            return LockLease.release(this.deployment, name, key, channel, owner);
         } catch (RuntimeException unreachable) {
             return -1; // the grant, if any, expires by its own TTL
         }

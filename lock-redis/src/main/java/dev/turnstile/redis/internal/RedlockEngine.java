@@ -1,6 +1,5 @@
 package dev.turnstile.redis.internal;
 
-import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
 import dev.turnstile.redis.inspect.LockInspector;
@@ -19,7 +18,9 @@ import redis.clients.jedis.UnifiedJedis;
 public final class RedlockEngine implements AutoCloseable {
 
     private final List<UnifiedJedis> masters;
-    private final TurnstileRuntime runtime;
+    private final TurnstileOptions options;
+    private final Leases leases;
+    private final RedisKeys keys;
     private final RedlockNodes nodes;
     private final Duration nodeTimeout;
     private final int attempts;
@@ -33,13 +34,14 @@ public final class RedlockEngine implements AutoCloseable {
     public RedlockEngine(
             List<? extends UnifiedJedis> masters,
             @Nullable List<String> names,
-            TurnstileSettings settings,
-            List<LeaseListener> listeners,
+            TurnstileOptions options,
             Duration nodeTimeout,
             int attempts,
             Duration retryDelay) {
         this.masters = List.copyOf(masters);
-        this.runtime = new TurnstileRuntime(this.masters.get(0), settings, 1, listeners);
+        this.options = options;
+        this.leases = new Leases(options);
+        this.keys = new RedisKeys(options.keyPrefix());
         this.nodes = new RedlockNodes(
                 this.masters,
                 names != null
@@ -63,7 +65,7 @@ public final class RedlockEngine implements AutoCloseable {
             throw new IllegalArgumentException("'names' must hold at least one lock name but was " + names);
         }
         names.forEach(name -> Arguments.requireName(name, "name"));
-        this.runtime.requireOpen();
+        this.leases.requireOpen();
         return new RedlockLock(this, List.copyOf(names));
     }
 
@@ -76,8 +78,7 @@ public final class RedlockEngine implements AutoCloseable {
         Map<String, List<HeldLock>> byOwner = new java.util.LinkedHashMap<>();
         for (UnifiedJedis master : this.masters) {
             try {
-                for (HeldLock lock :
-                        new LockInspector(master).heldLocks(this.runtime.keys().prefix())) {
+                for (HeldLock lock : new LockInspector(master).heldLocks(this.keys.prefix())) {
                     byOwner.computeIfAbsent(lock.name() + "\u0000" + lock.owner(), key -> new ArrayList<>())
                             .add(lock);
                 }
@@ -107,8 +108,16 @@ public final class RedlockEngine implements AutoCloseable {
         return this.masters;
     }
 
-    TurnstileRuntime runtime() {
-        return this.runtime;
+    TurnstileOptions options() {
+        return this.options;
+    }
+
+    Leases leases() {
+        return this.leases;
+    }
+
+    RedisKeys keys() {
+        return this.keys;
     }
 
     RedlockNodes nodes() {
@@ -130,7 +139,7 @@ public final class RedlockEngine implements AutoCloseable {
     /** Stops the watchdog and the masters' pools, not the clients. */
     @Override
     public void close() {
-        this.runtime.close();
+        this.leases.close();
         this.nodes.close();
     }
 }

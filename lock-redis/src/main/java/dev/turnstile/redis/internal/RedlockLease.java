@@ -31,7 +31,7 @@ final class RedlockLease extends ManagedLease {
             Duration leaseTime,
             boolean watchdog,
             long sentNanos) {
-        super(redlock.runtime(), LeaseKind.LOCK, name, fencingToken, leaseTime, watchdog, sentNanos);
+        super(redlock.leases(), LeaseKind.LOCK, name, fencingToken, leaseTime, watchdog, sentNanos);
         this.redlock = redlock;
         this.owner = owner;
         this.grantedAtMillis = java.util.Collections.unmodifiableMap(new java.util.IdentityHashMap<>(grantedAtMillis));
@@ -46,9 +46,8 @@ final class RedlockLease extends ManagedLease {
      */
     @Override
     protected RenewalOutcome renewInRedis(Duration leaseTime) {
-        TurnstileRuntime runtime = this.redlock.runtime();
         RedlockNodes nodes = this.redlock.nodes();
-        List<String> keys = List.of(runtime.keys().lock(name()));
+        List<String> keys = List.of(this.redlock.keys().lock(name()));
         List<String> args = List.of(this.owner, Long.toString(leaseTime.toMillis()));
         long start = System.nanoTime();
         List<RedlockNodes.Answer<Long>> answers = nodes.callAll(
@@ -105,9 +104,8 @@ final class RedlockLease extends ManagedLease {
      */
     @Override
     protected long releaseInRedisAfter(Duration holdAtLeast) {
-        TurnstileRuntime runtime = this.redlock.runtime();
-        List<String> keys = List.of(runtime.keys().lock(name()));
-        String channel = runtime.keys().lockChannel(name());
+        List<String> keys = List.of(this.redlock.keys().lock(name()));
+        String channel = this.redlock.keys().lockChannel(name());
         String hold = Long.toString(ceilMillis(holdAtLeast));
         long latestGrant = this.grantedAtMillis.values().stream()
                 .mapToLong(Long::longValue)

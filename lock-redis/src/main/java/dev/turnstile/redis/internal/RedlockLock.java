@@ -54,7 +54,7 @@ final class RedlockLock implements NamedLock {
     public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
         Arguments.requireNonNegative(wait, "wait");
         Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
-        this.redlock.runtime().requireOpen();
+        this.redlock.leases().requireOpen();
         long start = System.nanoTime();
         return AllOrNothing.acquire(
                 this.names,
@@ -64,9 +64,7 @@ final class RedlockLock implements NamedLock {
     }
 
     private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
-        Duration lease = leaseTime != null
-                ? leaseTime
-                : this.redlock.runtime().settings().defaultLease();
+        Duration lease = leaseTime != null ? leaseTime : this.redlock.options().defaultLease();
         Round last = null;
         for (int attempt = 1; attempt <= this.redlock.attempts(); attempt++) {
             last = attempt(name, lease, leaseTime == null, start);
@@ -100,9 +98,8 @@ final class RedlockLock implements NamedLock {
      */
     @Override
     public boolean isLocked() {
-        TurnstileRuntime runtime = this.redlock.runtime();
         for (String name : this.names) {
-            String key = runtime.keys().lock(name);
+            String key = this.redlock.keys().lock(name);
             long holding = this.redlock
                     .nodes()
                     .callAll(
@@ -127,11 +124,10 @@ final class RedlockLock implements NamedLock {
      */
     @Override
     public List<String> forceRelease() {
-        TurnstileRuntime runtime = this.redlock.runtime();
         List<String> freed = new ArrayList<>();
         for (String name : this.names) {
-            List<String> keys = List.of(runtime.keys().lock(name));
-            List<String> args = List.of(runtime.keys().lockChannel(name), "PUBLISH");
+            List<String> keys = List.of(this.redlock.keys().lock(name));
+            List<String> args = List.of(this.redlock.keys().lockChannel(name), "PUBLISH");
             boolean held = this.redlock
                     .nodes()
                     .callAll(
@@ -159,12 +155,12 @@ final class RedlockLock implements NamedLock {
             @Nullable RedlockLease lease, @Nullable RedisUnavailableException unavailable) {}
 
     private Round attempt(String name, Duration lease, boolean watchdog, long acquireStart) {
-        TurnstileRuntime runtime = this.redlock.runtime();
         RedlockNodes nodes = this.redlock.nodes();
-        String owner = runtime.newOwnerToken();
-        List<String> keys = List.of(runtime.keys().lock(name), runtime.keys().lockFence(name));
+        String owner = this.redlock.leases().newOwnerToken();
+        List<String> keys =
+                List.of(this.redlock.keys().lock(name), this.redlock.keys().lockFence(name));
         List<String> args = List.of(
-                owner, Long.toString(lease.toMillis()), runtime.settings().fenceTtlMillis(lease));
+                owner, Long.toString(lease.toMillis()), this.redlock.options().fenceTtlMillis(lease));
         long start = System.nanoTime();
         List<RedlockNodes.Answer<List<?>>> answers = nodes.callAll(
                 master -> (List<?>) LockScripts.ACQUIRE.run(master, keys, args),
@@ -226,9 +222,8 @@ final class RedlockLock implements NamedLock {
      * the node timeout. Any later majority shares a master with this one, so it continues above.
      */
     private boolean writeBackFence(String name, long token, Duration lease, long start) {
-        TurnstileRuntime runtime = this.redlock.runtime();
-        List<String> keys = List.of(runtime.keys().lockFence(name));
-        List<String> args = List.of(Long.toString(token), runtime.settings().fenceTtlMillis(lease));
+        List<String> keys = List.of(this.redlock.keys().lockFence(name));
+        List<String> args = List.of(Long.toString(token), this.redlock.options().fenceTtlMillis(lease));
         List<RedlockNodes.Answer<Object>> answers = this.redlock
                 .nodes()
                 .callAll(
@@ -266,12 +261,11 @@ final class RedlockLock implements NamedLock {
     }
 
     private static long releaseOn(RedlockEngine redlock, UnifiedJedis master, String name, String owner) {
-        TurnstileRuntime runtime = redlock.runtime();
         try {
             return (Long) LockScripts.RELEASE.run(
                     master,
-                    List.of(runtime.keys().lock(name)),
-                    List.of(owner, runtime.keys().lockChannel(name), "PUBLISH"));
+                    List.of(redlock.keys().lock(name)),
+                    List.of(owner, redlock.keys().lockChannel(name), "PUBLISH"));
         } catch (JedisException unreachable) {
             return -2L;
         }
@@ -284,9 +278,8 @@ final class RedlockLock implements NamedLock {
      *     owner's release); a failed acquire's clean-up never throws
      */
     static long releaseEverywhere(RedlockEngine redlock, String name, String owner, boolean failIfUnreachable) {
-        TurnstileRuntime runtime = redlock.runtime();
-        List<String> keys = List.of(runtime.keys().lock(name));
-        List<String> args = List.of(owner, runtime.keys().lockChannel(name), "PUBLISH");
+        List<String> keys = List.of(redlock.keys().lock(name));
+        List<String> args = List.of(owner, redlock.keys().lockChannel(name), "PUBLISH");
         return releaseEverywhere(
                 redlock, name, master -> (Long) LockScripts.RELEASE.run(master, keys, args), failIfUnreachable);
     }

@@ -1,6 +1,5 @@
 package dev.turnstile.redis.internal;
 
-import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
 import dev.turnstile.redis.TurnstileDiagnostics.SemaphoreState;
@@ -16,14 +15,13 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class TurnstileEngine implements AutoCloseable {
 
-    private final TurnstileRuntime runtime;
+    private final RedisDeployment deployment;
     private final Locks locks;
 
     /** The engine over {@code redis}; no Redis call is made until the first acquire. */
-    public TurnstileEngine(
-            UnifiedJedis redis, TurnstileSettings settings, int watchdogThreads, List<LeaseListener> listeners) {
-        this.runtime = new TurnstileRuntime(redis, settings, watchdogThreads, listeners);
-        this.locks = new Locks(this.runtime);
+    public TurnstileEngine(UnifiedJedis redis, TurnstileOptions options) {
+        this.deployment = new RedisDeployment(redis, options);
+        this.locks = new Locks(this.deployment);
     }
 
     /**
@@ -41,42 +39,42 @@ public final class TurnstileEngine implements AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is null or blank or {@code limit} is below 1
      */
     public RedisSemaphore semaphore(String name, int limit) {
-        return CountingSemaphore.of(this.runtime, name, limit);
+        return CountingSemaphore.of(this.deployment, name, limit);
     }
 
     /** Returns whether the watchdog still renews and watches leases. */
     public boolean watchdogRunning() {
-        return this.runtime.watchdog().isRunning();
+        return this.deployment.leases().watchdog().isRunning();
     }
 
     /** Pings Redis (translating failures into Turnstile's exceptions). */
     public String ping() {
-        return this.runtime.scripts().call("ping Redis", redis -> redis.ping());
+        return this.deployment.scripts().call("ping Redis", redis -> redis.ping());
     }
 
     /** Returns {@code {cached, used}}: how many of the scripts run so far the server has cached. */
     public int[] scriptsLoaded() {
-        return this.runtime.scripts().scriptsLoaded();
+        return this.deployment.scripts().scriptsLoaded();
     }
 
     /** Returns the prefix of every key. */
     public String keyPrefix() {
-        return this.runtime.keys().prefix();
+        return this.deployment.keys().prefix();
     }
 
     /** Returns the locks held under the prefix now (SCAN). */
     public List<HeldLock> heldLocks() {
-        return new LockInspector(this.runtime.scripts().redis()).heldLocks(keyPrefix());
+        return new LockInspector(this.deployment.scripts().redis()).heldLocks(keyPrefix());
     }
 
     /** Returns the semaphores with live permits under the prefix now (SCAN). */
     public List<SemaphoreState> semaphores() {
-        return new LockInspector(this.runtime.scripts().redis()).semaphores(keyPrefix());
+        return new LockInspector(this.deployment.scripts().redis()).semaphores(keyPrefix());
     }
 
     /** Returns whether release signals use sharded pub/sub. */
     public boolean shardedSignals() {
-        return this.runtime.signalMode().sharded();
+        return this.deployment.signalMode().sharded();
     }
 
     /** Returns how many lock names threads of this process hold or queue for now. */
@@ -86,12 +84,12 @@ public final class TurnstileEngine implements AutoCloseable {
 
     /** Returns about how many lease renewals and deadline checks are scheduled now. */
     public int scheduledTimers() {
-        return this.runtime.watchdog().scheduledTasks();
+        return this.deployment.leases().watchdog().scheduledTasks();
     }
 
     /** Stops renewing and closes the signal connection; the Jedis client stays open. */
     @Override
     public void close() {
-        this.runtime.close();
+        this.deployment.close();
     }
 }

@@ -6,9 +6,8 @@ import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
 import dev.turnstile.redis.internal.Arguments;
 import dev.turnstile.redis.internal.RedlockEngine;
-import dev.turnstile.redis.internal.TurnstileSettings;
+import dev.turnstile.redis.internal.TurnstileOptions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -59,8 +58,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
         this.engine = new RedlockEngine(
                 builder.masters,
                 builder.names,
-                TurnstileSettings.of(builder.keyPrefix, builder.defaultLease, builder.fenceRetention),
-                builder.listeners,
+                builder.options.build(),
                 builder.nodeTimeout,
                 builder.attempts,
                 builder.retryDelay);
@@ -126,13 +124,10 @@ public final class Redlock implements LockFactory, AutoCloseable {
     public static final class Builder {
 
         private final List<UnifiedJedis> masters;
-        private String keyPrefix = "turnstile";
-        private Duration defaultLease = Duration.ofSeconds(30);
-        private Duration fenceRetention = Duration.ofSeconds(10);
+        private final TurnstileOptions.Builder options = TurnstileOptions.builder();
         private Duration nodeTimeout = Duration.ofMillis(50);
         private int attempts = 3;
         private Duration retryDelay = Duration.ofMillis(200);
-        private final List<LeaseListener> listeners = new ArrayList<>();
         private @Nullable List<String> names;
 
         private Builder(List<? extends UnifiedJedis> masters) {
@@ -144,21 +139,24 @@ public final class Redlock implements LockFactory, AutoCloseable {
             this.masters = List.copyOf(masters);
         }
 
-        /** Namespace of every key, {@code "turnstile"} by default. */
+        /**
+         * Namespace of every key, {@code "turnstile"} by default; no trailing colon, no braces (as
+         * {@code Turnstile.Builder.keyPrefix}).
+         */
         public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = Arguments.requireName(keyPrefix, "keyPrefix");
+            this.options.keyPrefix(keyPrefix);
             return this;
         }
 
         /** Lease when none is given, renewed by the watchdog on a majority; 30 s by default. */
         public Builder defaultLease(Duration defaultLease) {
-            this.defaultLease = Arguments.requireLease(defaultLease, "defaultLease");
+            this.options.defaultLease(defaultLease);
             return this;
         }
 
         /** How long a fencing counter is kept on each master after the lease it was set with ends; 10 s by default. */
         public Builder fenceRetention(Duration fenceRetention) {
-            this.fenceRetention = Arguments.requirePositive(fenceRetention, "fenceRetention");
+            this.options.fenceRetention(fenceRetention);
             return this;
         }
 
@@ -204,7 +202,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
 
         /** Adds a listener that hears every lost lease. */
         public Builder listener(LeaseListener listener) {
-            this.listeners.add(Objects.requireNonNull(listener, "'listener' must not be null"));
+            this.options.listener(listener);
             return this;
         }
 
