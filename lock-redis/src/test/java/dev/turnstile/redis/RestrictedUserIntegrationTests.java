@@ -87,8 +87,8 @@ class RestrictedUserIntegrationTests {
             assertThat(permit.release()).isTrue();
             // A forced release frees the lock after the lock cohort's longest age (20 ms), not at once.
             await().atMost(Duration.ofSeconds(2))
-                    .untilAsserted(() -> assertThat(turnstile.lock("item:42").isLocked())
-                            .isFalse());
+                    .untilAsserted(() ->
+                            assertThat(turnstile.lock("item:42").isLocked()).isFalse());
         }
     }
 

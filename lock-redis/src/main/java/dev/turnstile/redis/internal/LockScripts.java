@@ -12,17 +12,12 @@ final class LockScripts {
      * holders of a cohort use the block in order, and the next grant continues above it.
      *
      * <p>The lock key is created with its TTL in one command, so it can never exist without one.
-     * The fencing token is the previous token plus one, but never below the server's clock in
-     * microseconds. The counter lives for its ttl after the server's clock has reached it (a
-     * counter ahead of the clock lives that much longer), so when it expires the clock is above
-     * every token it handed out, and the next token (the clock) continues above them: no key per
-     * name outlives its leases by more than the retention, and tokens never go backwards as long as
-     * the server clock does not step back by more than the ttl.
+     * The fencing token and the counter's life are {@link FencingCounter}'s.
      *
      * <p>A client that retries the call (Jedis's cluster client does after a timeout) and finds the
      * key already holding its own token gets the grant, with a new fencing token, not "busy".
      */
-    static final LuaScript ACQUIRE = LuaScript.of("""
+    static final LuaScript ACQUIRE = LuaScript.of(FencingCounter.LUA + """
             local call = redis.call
             if not call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
               -- A retry of a call whose reply was lost finds its own grant: treat it as a new grant.
@@ -31,20 +26,7 @@ final class LockScripts {
               end
               call('PEXPIRE', KEYS[1], ARGV[2])
             end
-            -- Arithmetic on the replies as they are (Lua converts the strings): this runs per grant.
-            local now = call('TIME')
-            local floor = now[1] * 1000000 + now[2]
-            local token = (call('GET', KEYS[2]) or 0) + 1
-            if token < floor then
-              token = floor
-            end
-            local last = token + (ARGV[4] or 1) - 1
-            local ttl = ARGV[3]
-            if last > floor then
-              local ahead = last - floor + 999
-              ttl = ttl + (ahead - ahead % 1000) / 1000
-            end
-            call('SET', KEYS[2], string.format('%.0f', last), 'PX', ttl)
+            local token, floor = fence_issue(KEYS[2], ARGV[4] or 1, ARGV[3])
             return {1, token, (floor - floor % 1000) / 1000}
             """);
 
@@ -52,17 +34,12 @@ final class LockScripts {
      * KEYS: fence. ARGV: fencing token, counter ttl ms. Raises the counter to the token if it is
      * lower; never lowers it. Redlock writes the token it hands out back to a majority of the
      * masters this way, so any later majority (which shares a master with this one) continues above
-     * it, whichever masters it has. Like {@link #ACQUIRE}, the counter lives for its ttl after this
-     * master's clock has reached the token: a token taken from a master whose clock is ahead is
-     * kept until this master's clock has passed it. Returns 1.
+     * it, whichever masters it has. As {@link FencingCounter} keeps every counter, it lives for its
+     * ttl after this master's clock has reached the token: a token taken from a master whose clock
+     * is ahead is kept until this master's clock has passed it. Returns 1.
      */
-    static final LuaScript FENCE_FLOOR = LuaScript.of("""
-            if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then
-              local now = redis.call('TIME')
-              local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
-              local ahead = math.ceil(math.max(0, tonumber(ARGV[1]) - floor) / 1000)
-              redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]) + ahead)
-            end
+    static final LuaScript FENCE_FLOOR = LuaScript.of(FencingCounter.LUA + """
+            fence_raise(KEYS[1], tonumber(ARGV[1]), ARGV[2])
             return 1
             """);
 

@@ -14,19 +14,15 @@ final class SemaphoreScripts {
             local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
             """;
 
-    /** Grants a permit: adds the holder, keeps the ZSET's TTL at its latest expiry, bumps the fence. */
-    private static final String GRANT = """
+    /** Grants a permit: adds the holder, keeps the ZSET's TTL at its latest expiry, issues a fencing token. */
+    private static final String GRANT = FencingCounter.LUA + """
             local function grant(now)
               local expiry = now + tonumber(ARGV[3])
               redis.call('ZADD', KEYS[1], expiry, ARGV[1])
               if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
                 redis.call('PEXPIRE', KEYS[1], ARGV[3])
               end
-              local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, now * 1000)
-              -- Kept for its ttl after the server's clock reaches it (see the lock's ACQUIRE).
-              local ahead = math.ceil(math.max(0, token - now * 1000) / 1000)
-              redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', tonumber(ARGV[4]) + ahead)
-              return token
+              return (fence_issue(KEYS[2], 1, ARGV[4]))
             end
             local function retryHint(now)
               local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
