@@ -1,5 +1,6 @@
 package dev.turnstile.redis.internal;
 
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.SemaphoreFullException;
 import dev.turnstile.redis.semaphore.Permit;
 import dev.turnstile.redis.semaphore.PermitHolder;
@@ -66,19 +67,20 @@ final class CountingSemaphore implements RedisSemaphore {
     @Override
     public Optional<Permit> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
         Arguments.requireNonNegative(wait, "wait");
-        Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
+        Duration fixed = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
         this.deployment.leases().requireOpen();
         long start = System.nanoTime();
         boolean waits = !wait.isZero();
         String id = this.deployment.leases().newOwnerToken();
-        return Optional.ofNullable(Acquisition.await(
+        ManagedLease lease = Acquisition.await(
                 this.deployment.signals(),
                 keys().semaphoreChannel(this.name),
                 start + wait.toNanos(),
                 0,
-                () -> attempt(id, lease, waits),
+                () -> attempt(id, fixed, waits),
                 () -> leaveQueue(id),
-                () -> interrupted(start)));
+                () -> interrupted(start));
+        return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
     }
 
     @Override
@@ -104,7 +106,7 @@ final class CountingSemaphore implements RedisSemaphore {
         return "RedisSemaphore['" + this.name + "', limit " + this.limit + (this.fair ? ", fair" : "") + "]";
     }
 
-    private WaitLoop.Outcome<PermitLease> attempt(String id, @Nullable Duration leaseTime, boolean staysQueued) {
+    private WaitLoop.Outcome<ManagedLease> attempt(String id, @Nullable Duration leaseTime, boolean staysQueued) {
         Duration lease =
                 leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
         long sent = System.nanoTime();
@@ -119,8 +121,16 @@ final class CountingSemaphore implements RedisSemaphore {
         long status = (Long) reply.get(0);
         long value = (Long) reply.get(1);
         if (status == 1) {
-            return WaitLoop.Outcome.granted(new PermitLease(
-                    this.deployment, this.name, id, value, (Long) reply.get(2), lease, leaseTime == null, sent));
+            return WaitLoop.Outcome.granted(ManagedLease.granted(
+                    this.deployment.leases(),
+                    LeaseKind.SEMAPHORE,
+                    this.name,
+                    value,
+                    lease,
+                    leaseTime == null,
+                    sent,
+                    new PermitGrant(this.deployment, this.name, id, (Long) reply.get(2)),
+                    LocalPlace.NONE));
         }
         long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
         // A fair waiter with others ahead sleeps through the releases that go to them.
@@ -199,7 +209,7 @@ final class CountingSemaphore implements RedisSemaphore {
     /** The call may have reached Redis before it failed: free what it may have granted, if we can. */
     private void releaseQuietly(String id) {
         try {
-            PermitLease.release(this.deployment, this.name, id);
+            PermitGrant.release(this.deployment, this.name, id);
         } catch (RuntimeException ignored) {
             // still unreachable: the permit, if granted, expires by its lease
         }

@@ -19,4 +19,9 @@ public final class Durations {
         long seconds = millis / 1000;
         return (seconds / 60) + "m" + (seconds % 60 == 0 ? "" : (seconds % 60) + "s");
     }
+
+    /** Returns {@code duration} in whole milliseconds, rounded up. */
+    static long ceilMillis(Duration duration) {
+        return (duration.toNanos() + 999_999) / 1_000_000;
+    }
 }

@@ -2,6 +2,7 @@ package dev.turnstile.redis.internal;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -14,9 +15,19 @@ import org.jspecify.annotations.Nullable;
  * <p>When the occupant releases while others queue, it may pass its Redis grant to the first of
  * them without a Redis round trip ({@link Gate#handOff}): the lock cohort. Otherwise it releases in
  * Redis and {@link Gate#exit leaves}: the next thread becomes the occupant and contends in Redis,
- * after letting another process go first if one was waiting (it was told of the release).
+ * after letting another process go first if one was waiting (it was told of the release). The
+ * occupant's lease does either through the {@link LocalPlace} its gate gave it ({@link
+ * Gate#place}).
  */
 final class LocalGates {
+
+    /** A grant is passed on only while this much of it is left (at most): less, and it goes back to Redis. */
+    private static final long MIN_LEFT_TO_PASS_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Returns how much of a grant must be left to pass it on to a holder whose lease is {@code leaseNanos}. */
+    static long minLeftToPass(long leaseNanos) {
+        return Math.min(MIN_LEFT_TO_PASS_NANOS, leaseNanos / 10);
+    }
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
     private final RedisKeys keys;
@@ -144,11 +155,45 @@ final class LocalGates {
         }
 
         /**
+         * The occupant's place, for the lease on {@code cohort}'s grant: on release it passes the
+         * grant to the next queued thread while the cohort allows and enough of the grant is left;
+         * otherwise the lease releases in Redis and leaves the gate.
+         */
+        LocalPlace place(Cohort cohort) {
+            return new CohortPlace(cohort);
+        }
+
+        /** The occupant's place in this gate, holding a grant of {@code cohort}. */
+        private final class CohortPlace implements LocalPlace {
+
+            private final Cohort cohort;
+
+            CohortPlace(Cohort cohort) {
+                this.cohort = cohort;
+            }
+
+            @Override
+            public boolean passOn(long deadlineNanos, long leaseNanos) {
+                long now = System.nanoTime();
+                if (deadlineNanos - now <= minLeftToPass(leaseNanos) || !hasQueuedThreads()) {
+                    return false;
+                }
+                long token = this.cohort.takeToken(now);
+                return token > 0 && handOff(new HandOff(this.cohort, token, deadlineNanos, now));
+            }
+
+            @Override
+            public void leave(long waitersElsewhere) {
+                exit(waitersElsewhere);
+            }
+        }
+
+        /**
          * Passes the occupant's Redis grant to the first queued thread, which becomes the occupant.
          *
          * @return false if no thread queues: the occupant keeps the gate and must release in Redis
          */
-        boolean handOff(HandOff handOff) {
+        private boolean handOff(HandOff handOff) {
             Waiter next;
             this.lock.lock();
             try {
@@ -166,7 +211,7 @@ final class LocalGates {
         }
 
         /** Returns whether a thread queues behind the occupant. */
-        boolean hasQueuedThreads() {
+        private boolean hasQueuedThreads() {
             this.lock.lock();
             try {
                 return !this.queue.isEmpty();

@@ -13,101 +13,82 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The state machine of one lease on one name, shared by locks and semaphore permits: the local
- * deadline, watchdog renewal, owner-checked extension and release, loss detection and listeners.
- * Subclasses only say how to renew and release in Redis.
+ * The state machine of one lease on one name, for locks, Redlock locks and semaphore permits alike:
+ * the local deadline, watchdog renewal (or the top-up of a fixed lease), owner-checked extension
+ * and release, the hold after release, loss detection and listeners. What is done in Redis is the
+ * {@link Grant}'s; where the grant goes when the lease ends is its {@link LocalPlace}'s.
  *
- * <p>States: held, then either released (by the owner) or lost (found gone, taken over, or past
- * its deadline). Both are final; after either, {@link #isHeld()} is false and nothing renews the
- * lease again. Loss is reported exactly once, to the global listeners and the lease's own.
+ * <p>States: held, then either released (by the owner, in Redis or passed to the next local
+ * holder) or lost (found gone, taken over, or past its deadline). Both are final; after either,
+ * {@link #isHeld()} is false and nothing renews the lease again. Loss is reported exactly once, to
+ * the global listeners and the lease's own, never while this lease's lock is held.
+ *
+ * <p>One lock guards the state, and it is never held across a call to Redis: the deadline thread,
+ * which only takes it to update the state, never waits on Redis. Calls to Redis are ordered by two
+ * flags under that lock instead: one renewal or extension at a time (so they apply in Redis order),
+ * one release at a time, and no renewal while a release is in flight. (A thread may call the
+ * lease again from a listener it runs: it never waits for its own call.) A release with a hold, and
+ * one that passes the grant on, waits for a renewal in flight (a late one would reset the time to
+ * live the hold or the next holder relies on); a plain release does not wait: it releases in
+ * Redis, and the late renewal then finds the grant gone and changes nothing.
  */
-abstract class ManagedLease implements Lease {
+final class ManagedLease implements Lease {
 
     private static final Logger log = LoggerFactory.getLogger(ManagedLease.class);
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    /** What an owner-checked renewal found in Redis. */
-    public enum RenewalOutcome {
-        /** The grant was ours and its time to live is now the new lease time. */
-        RENEWED,
-        /** The grant no longer exists. */
-        GONE,
-        /** Another owner holds the name. */
-        TAKEN_OVER
-    }
-
     private final Leases leases;
-
     private final LeaseKind kind;
     private final String name;
     private final long fencingToken;
     private final boolean renewedByWatchdog;
-    private final Object monitor = new Object();
-    private final Object releaseMonitor = new Object();
-    /**
-     * Held across every renewal's and extension's Redis call and its state update, so they apply in
-     * Redis order, and while the lease is passed on or held on.
-     */
-    private final ReentrantLock renewalLock = new ReentrantLock();
+    private final Grant grant;
+    private final LocalPlace place;
+    /** Whether the grant may outlive the lease's own deadline (one passed on): freed when the lease is lost. */
+    private final boolean freeOnLoss;
 
-    /** The lease's own listeners, created with the first (most leases have none). */
-    private @Nullable List<LeaseListener> listeners;
+    /** Guards the state below; never held across a call to Redis. */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled whenever a renewal, an extension or a release is done. */
+    private final Condition callDone = this.lock.newCondition();
 
     private volatile Duration leaseTime;
+    /** The local deadline ({@link System#nanoTime()}): the grant lives in Redis at least until then. */
     private volatile long deadlineNanos;
     /**
      * A fixed lease's end as its holder asked for it. A lease passed on from another holder of the
      * same grant may start with an earlier deadline (the key's own expiry); it is then topped up to
      * this end, off the acquiring thread, before the deadline comes.
      */
-    private volatile long plannedEndNanos;
-
+    private long plannedEndNanos;
+    /** Released or lost (read without the lock by {@link #isHeld()}). */
     private volatile boolean ended;
+
     private @Nullable LeaseLostEvent lostEvent;
-    /** The renewal chain (watchdog leases only): runs on a renewal thread, may block in Redis. */
+    /** The lease's own listeners, created with the first (most leases have none). */
+    private @Nullable List<LeaseListener> listeners;
+    /** The renewal chain (or top-up): runs on an I/O thread, may call Redis. */
     private @Nullable ScheduledFuture<?> timer;
     /** The deadline check: runs on the deadline thread, never calls Redis. */
     private @Nullable ScheduledFuture<?> deadlineTimer;
+    /** The thread whose renewal or extension is in flight, or null. */
+    private @Nullable Thread renewer;
+    /** The thread whose release is in flight, or null. */
+    private @Nullable Thread releaser;
+    /** The grant was released (or passed on, or given up as lost): a later release answers false. */
+    private boolean releasedInRedis;
+    /** The lease left its local place (or passed it on): a failed release's retry only frees in Redis. */
+    private boolean leftPlace;
 
-    private volatile boolean releasedInRedis;
-    private boolean endHookRun;
-
-    /**
-     * @param sentNanos {@link System#nanoTime()} taken before the acquire request was sent: the
-     *     local deadline counts from there, so it never outlives the grant in Redis
-     */
-    protected ManagedLease(
-            Leases leases,
-            LeaseKind kind,
-            String name,
-            long fencingToken,
-            Duration leaseTime,
-            boolean renewedByWatchdog,
-            long sentNanos) {
-        this(
-                leases,
-                kind,
-                name,
-                fencingToken,
-                leaseTime,
-                renewedByWatchdog,
-                sentNanos + leaseTime.toNanos(),
-                sentNanos + leaseTime.toNanos());
-    }
-
-    /**
-     * A lease whose grant in Redis is known to live until {@code deadlineNanos} only, which may be
-     * before {@code plannedEndNanos} (a grant passed on from another holder): a watchdog lease renews
-     * in time, a fixed lease is topped up to its planned end.
-     */
-    protected ManagedLease(
+    private ManagedLease(
             Leases leases,
             LeaseKind kind,
             String name,
@@ -115,7 +96,10 @@ abstract class ManagedLease implements Lease {
             Duration leaseTime,
             boolean renewedByWatchdog,
             long deadlineNanos,
-            long plannedEndNanos) {
+            long plannedEndNanos,
+            Grant grant,
+            LocalPlace place,
+            boolean freeOnLoss) {
         this.leases = leases;
         this.kind = kind;
         this.name = name;
@@ -124,137 +108,153 @@ abstract class ManagedLease implements Lease {
         this.renewedByWatchdog = renewedByWatchdog;
         this.deadlineNanos = deadlineNanos;
         this.plannedEndNanos = plannedEndNanos;
+        this.grant = grant;
+        this.place = place;
+        this.freeOnLoss = freeOnLoss;
     }
 
-    /** Renews the grant in Redis for {@code leaseTime}, if this owner still holds it. */
-    protected abstract RenewalOutcome renewInRedis(Duration leaseTime);
-
     /**
-     * Releases the grant in Redis if this owner holds it.
+     * A lease on a grant just made in Redis. Only assigns fields: nothing can fail between a grant
+     * and its lease.
      *
-     * @return -1 if this owner did not hold it, else the number of other waiting processes told
+     * @param sentNanos {@link System#nanoTime()} taken before the acquire request was sent: the
+     *     local deadline counts from there, so it never outlives the grant in Redis
+     * @param place where the grant goes when the lease ends; {@link LocalPlace#NONE} for none
      */
-    protected abstract long releaseInRedis();
-
-    /**
-     * Releases the grant in Redis like {@link #releaseInRedis()}, but keeps it until {@code
-     * holdAtLeast} has passed since it was granted (server clock), if that is still ahead.
-     *
-     * @return -1 if this owner did not hold it, 0 if it was kept, else the number of other waiting
-     *     processes told
-     */
-    protected abstract long releaseInRedisAfter(Duration holdAtLeast);
-
-    /**
-     * Ends the lease for its owner's release: by default {@link #releaseInRedis()}; a lock may pass
-     * the grant to the next local holder instead.
-     *
-     * @return as {@link #releaseInRedis()}
-     */
-    protected long releaseForNext() {
-        return releaseInRedis();
-    }
-
-    /** Called once when the lease is found lost, before the end hook and the listeners. */
-    protected void onLoss() {}
-
-    /** Returns the current lease time in nanoseconds. */
-    protected final long leaseTimeNanos() {
-        return this.leaseTime.toNanos();
-    }
-
-    /** Returns the local deadline ({@link System#nanoTime()}): the grant lives in Redis at least until then. */
-    protected final long deadlineNanos() {
-        return this.deadlineNanos;
+    static ManagedLease granted(
+            Leases leases,
+            LeaseKind kind,
+            String name,
+            long fencingToken,
+            Duration leaseTime,
+            boolean renewedByWatchdog,
+            long sentNanos,
+            Grant grant,
+            LocalPlace place) {
+        long deadline = sentNanos + leaseTime.toNanos();
+        return new ManagedLease(
+                leases,
+                kind,
+                name,
+                fencingToken,
+                leaseTime,
+                renewedByWatchdog,
+                deadline,
+                deadline,
+                grant,
+                place,
+                false);
     }
 
     /**
-     * Returns the local deadline after a successful renewal or extension sent at {@code
-     * sentNanos}; by default {@code sentNanos + leaseTime}.
+     * A lease on a lock grant passed on by the previous local holder: held until its own lease ends,
+     * but no longer than the key is known to live ({@code handOff}'s key deadline); a watchdog lease
+     * renews and a fixed one is topped up before that. When lost, what may be left of the grant is
+     * freed, as the key may outlive this lease.
      */
-    protected long deadlineAfterRenewal(long sentNanos, Duration leaseTime) {
-        return sentNanos + leaseTime.toNanos();
+    static ManagedLease passedOn(
+            Leases leases,
+            String name,
+            HandOff handOff,
+            Duration leaseTime,
+            boolean renewedByWatchdog,
+            Grant grant,
+            LocalPlace place) {
+        long plannedEnd = handOff.handedNanos() + leaseTime.toNanos();
+        return new ManagedLease(
+                leases,
+                LeaseKind.LOCK,
+                name,
+                handOff.fencingToken(),
+                leaseTime,
+                renewedByWatchdog,
+                Math.min(plannedEnd, handOff.keyDeadlineNanos()),
+                plannedEnd,
+                grant,
+                place,
+                true);
     }
 
-    /**
-     * Called once when the lease ends locally (release requested or loss), before listeners run.
-     *
-     * @param waitersElsewhere waiting processes told of the release; -1 if unknown or on loss
-     */
-    protected void ended(long waitersElsewhere) {}
-
-    /** Starts the deadline check and, for a watchdog lease, renewal; call once, right after construction. */
-    public final void start() {
-        synchronized (this.monitor) {
+    /** Starts the deadline check and, when due, renewal; call once, right after construction. */
+    void start() {
+        this.lock.lock();
+        try {
             armDeadline();
             if (this.renewedByWatchdog || this.plannedEndNanos - this.deadlineNanos > 0) {
-                scheduleTimer(renewalDelay());
+                // Once two thirds of a lease are left: a third of a lease after a fresh grant.
+                scheduleTimer(Math.max(0, untilDeadline() - this.leaseTime.toNanos() * 2 / 3));
             }
+        } finally {
+            this.lock.unlock();
         }
     }
 
-    /**
-     * When the next renewal (or top-up) is due: once two thirds of a lease are left, i.e. a third of
-     * a lease after a fresh grant or renewal.
-     */
-    private long renewalDelay() {
-        return Math.max(0, untilDeadline() - this.leaseTime.toNanos() * 2 / 3);
-    }
-
     @Override
-    public final String name() {
+    public String name() {
         return this.name;
     }
 
     @Override
-    public final List<String> names() {
+    public List<String> names() {
         return List.of(this.name);
     }
 
     @Override
-    public final long fencingToken() {
+    public long fencingToken() {
         return this.fencingToken;
     }
 
     @Override
-    public final Map<String, Long> fencingTokens() {
+    public Map<String, Long> fencingTokens() {
         return Map.of(this.name, this.fencingToken);
     }
 
     @Override
-    public final boolean isHeld() {
+    public boolean isHeld() {
         return !this.ended && System.nanoTime() < this.deadlineNanos;
     }
 
     @Override
-    public final Duration remaining() {
+    public Duration remaining() {
         return isHeld() ? Duration.ofNanos(Math.max(0, untilDeadline())) : Duration.ZERO;
     }
 
     @Override
-    public final void extend(Duration newLeaseTime) {
-        newLeaseTime = Arguments.requireLease(newLeaseTime, "leaseTime");
-        this.renewalLock.lock();
+    public void extend(Duration newLeaseTime) {
+        Duration extension = Arguments.requireLease(newLeaseTime, "leaseTime");
+        boolean held;
+        @Nullable Thread outer = null;
+        this.lock.lock();
         try {
-            if (!isHeld()) {
-                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
-                throw lostException(this.ended && this.lostEvent == null ? "it was released" : "its lease ran out");
+            awaitNoCallInFlight();
+            held = isHeld();
+            if (held) {
+                outer = this.renewer;
+                this.renewer = Thread.currentThread();
             }
+        } finally {
+            this.lock.unlock();
+        }
+        if (!held) {
+            markLost(deadlineReason());
+            throw lostException(endedByOwner() ? "it was released" : "its lease ran out");
+        }
+        try {
             long sent = System.nanoTime();
-            RenewalOutcome outcome;
+            Grant.Renewal outcome;
             try {
-                outcome = renewInRedis(newLeaseTime);
+                outcome = this.grant.renew(extension);
             } catch (TurnstileException e) {
                 // The new time to live may have reached Redis (or some masters) although the call
                 // failed: never claim more than the shorter of the old and the new deadline.
-                capDeadline(sent, newLeaseTime);
+                capDeadline(sent, extension);
                 throw e;
             }
-            if (outcome != RenewalOutcome.RENEWED) {
-                markLost(outcome == RenewalOutcome.GONE ? Reason.EXPIRED_IN_REDIS : Reason.TAKEN_OVER);
-                throw lostException(outcome == RenewalOutcome.GONE ? "it expired in Redis" : "another owner holds it");
+            if (outcome != Grant.Renewal.RENEWED) {
+                markLost(outcome == Grant.Renewal.GONE ? Reason.EXPIRED_IN_REDIS : Reason.TAKEN_OVER);
+                throw lostException(outcome == Grant.Renewal.GONE ? "it expired in Redis" : "another owner holds it");
             }
-            if (!applyRenewal(sent, newLeaseTime, true)) {
+            if (!applyRenewal(sent, extension, true)) {
                 if (endedByOwner()) {
                     // Released meanwhile: the release decides what Redis keeps.
                     throw lostException("it was released while the extension was in flight");
@@ -262,110 +262,141 @@ abstract class ManagedLease implements Lease {
                 // The deadline passed while the extension was in flight: the lease was (or is now)
                 // reported lost, and stays lost; the caller must not believe it was extended, and
                 // the grant it just renewed is freed rather than left to block others.
-                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
-                freeQuietly();
+                markLost(deadlineReason());
+                freeIfNotReleased();
                 throw lostException("its lease ran out before the extension was confirmed");
             }
         } finally {
-            this.renewalLock.unlock();
+            endRenewal(outer);
         }
     }
 
     @Override
-    public final boolean release() {
+    public boolean release() {
         return end(Duration.ZERO);
     }
 
     @Override
-    public final boolean releaseAfter(Duration holdAtLeast) {
+    public boolean releaseAfter(Duration holdAtLeast) {
         Arguments.requireNonNegative(holdAtLeast, "holdAtLeast");
         return end(holdAtLeast);
     }
 
     private boolean end(Duration holdAtLeast) {
-        synchronized (this.releaseMonitor) {
+        Thread current = Thread.currentThread();
+        boolean quiet;
+        @Nullable Thread outer;
+        this.lock.lock();
+        try {
+            while (this.releaser != null && this.releaser != current) {
+                this.callDone.awaitUninterruptibly();
+            }
             if (this.releasedInRedis) {
                 return false;
             }
-            // No renewal or extension of this lease may be in flight while it is passed on or held
-            // on: a late one would reset the time to live the next holder (or the hold) relies on.
-            // A release waits for none: when one is in flight it releases in Redis instead (a late
-            // renewal then finds the key gone and changes nothing).
-            boolean quiet;
-            if (holdAtLeast.isZero()) {
-                quiet = this.renewalLock.tryLock();
-            } else {
-                this.renewalLock.lock();
-                quiet = true;
+            if (!holdAtLeast.isZero()) {
+                awaitNoCallInFlight();
             }
+            quiet = this.renewer == null || this.renewer == current;
+            outer = this.releaser;
+            this.releaser = current;
+        } finally {
+            this.lock.unlock();
+        }
+        try {
+            return endInRedis(holdAtLeast, quiet);
+        } finally {
+            this.lock.lock();
             try {
-                return endQuietly(holdAtLeast, quiet);
+                this.releaser = outer;
+                this.callDone.signalAll();
             } finally {
-                if (quiet) {
-                    this.renewalLock.unlock();
-                }
+                this.lock.unlock();
             }
         }
     }
 
-    private boolean endQuietly(Duration holdAtLeast, boolean quiet) {
+    /**
+     * The owner's release, with no other release in flight.
+     *
+     * @param quiet whether no renewal is in flight: only then may the grant be passed on
+     */
+    private boolean endInRedis(Duration holdAtLeast, boolean quiet) {
         if (!this.ended && untilDeadline() <= 0) {
             // Past the deadline: report the loss before anything else, whatever the deadline
             // thread has managed so far.
-            markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
+            markLost(deadlineReason());
         }
         boolean lost;
         boolean retry;
-        synchronized (this.monitor) {
+        this.lock.lock();
+        try {
             lost = this.lostEvent != null;
-            // A release that failed before already left this lease's local place (the end hook
-            // ran): a retry only frees the grant in Redis, it never passes it on.
-            retry = this.endHookRun;
+            // A release that failed before already left this lease's local place: a retry only
+            // frees the grant in Redis, it never passes it on.
+            retry = this.leftPlace;
             this.ended = true;
-            cancelTimer();
+            cancelTimers();
+            if (lost) {
+                this.releasedInRedis = true;
+            }
+        } finally {
+            this.lock.unlock();
         }
         if (lost) {
             // Reported already, and never held on: the answer tells the caller, and what may be left
             // of the grant is freed (owner-checked) off the caller's thread, so a release during a
             // partition or a Redis stall never blocks the caller or fails.
-            this.releasedInRedis = true;
-            runEndHook(-1);
-            this.leases.watchdog().execute(this::freeQuietlyAfterLoss);
+            leavePlace(-1);
+            this.leases.watchdog().execute(this::freeQuietly);
             return false;
         }
         long result;
+        boolean passedOn = false;
         try {
             if (!holdAtLeast.isZero()) {
-                result = releaseInRedisAfter(holdAtLeast);
-            } else if (quiet && !retry) {
-                result = releaseForNext();
+                result = this.grant.releaseAfter(holdAtLeast);
+            } else if (quiet && !retry && this.place.passOn(this.deadlineNanos, this.leaseTime.toNanos())) {
+                passedOn = true;
+                result = 0;
             } else {
-                result = releaseInRedis();
-            }
-            if (log.isDebugEnabled()) {
-                log.debug(
-                        "Released {} '{}' (fencing token {}): {}",
-                        this.kind.label(),
-                        this.name,
-                        this.fencingToken,
-                        result < 0
-                                ? "no longer held"
-                                : holdAtLeast.isZero()
-                                        ? "freed"
-                                        : "kept for at least " + Durations.format(holdAtLeast) + " after its grant");
+                result = this.grant.release();
             }
         } catch (TurnstileException e) {
-            runEndHook(-1);
+            leavePlace(-1);
             throw e;
         }
-        this.releasedInRedis = true;
-        runEndHook(result);
-        return result >= 0 && !lost;
+        if (log.isDebugEnabled()) {
+            log.debug(
+                    "Released {} '{}' (fencing token {}): {}",
+                    this.kind.label(),
+                    this.name,
+                    this.fencingToken,
+                    result < 0
+                            ? "no longer held"
+                            : passedOn
+                                    ? "passed on locally"
+                                    : holdAtLeast.isZero()
+                                            ? "freed"
+                                            : "kept for at least " + Durations.format(holdAtLeast)
+                                                    + " after its grant");
+        }
+        this.lock.lock();
+        try {
+            this.releasedInRedis = true;
+            if (passedOn) {
+                this.leftPlace = true; // the place is the next holder's now
+            }
+        } finally {
+            this.lock.unlock();
+        }
+        leavePlace(result);
+        return result >= 0;
     }
 
     /** Releases like {@link #release()}, but logs instead of throwing when Redis is unreachable. */
     @Override
-    public final void close() {
+    public void close() {
         try {
             release();
         } catch (TurnstileException e) {
@@ -379,9 +410,10 @@ abstract class ManagedLease implements Lease {
     }
 
     @Override
-    public final void onLost(LeaseListener listener) {
+    public void onLost(LeaseListener listener) {
         LeaseLostEvent event;
-        synchronized (this.monitor) {
+        this.lock.lock();
+        try {
             event = this.lostEvent;
             if (event == null) {
                 if (this.listeners == null) {
@@ -390,6 +422,8 @@ abstract class ManagedLease implements Lease {
                 this.listeners.add(listener);
                 return;
             }
+        } finally {
+            this.lock.unlock();
         }
         Leases.notifySafely(listener, event);
     }
@@ -400,23 +434,29 @@ abstract class ManagedLease implements Lease {
                 + (isHeld() ? "held" : "not held") + ")";
     }
 
-    /** Marks the lease lost (if it was still held and not released) and tells every listener. */
-    protected final void markLost(Reason reason) {
+    /**
+     * Marks the lease lost, if it was still held and not released (and, for a deadline, the
+     * deadline has passed), and tells every listener. Call without the lock.
+     */
+    private void markLost(Reason reason) {
         LeaseLostEvent event;
         List<LeaseListener> toNotify;
-        synchronized (this.monitor) {
+        this.lock.lock();
+        try {
             boolean byDeadline = reason == Reason.RENEWAL_MISSED || reason == Reason.LEASE_ELAPSED;
             if (this.ended || (byDeadline && untilDeadline() > 0)) {
                 // Released, already lost, or renewed in time after all (the deadline moved).
                 return;
             }
             this.ended = true;
-            cancelTimer();
+            cancelTimers();
             Duration overdue = Duration.ofNanos(Math.max(0, -untilDeadline()));
             event = new LeaseLostEvent(this.kind, this.name, this.fencingToken, reason, overdue);
             this.lostEvent = event;
             toNotify = this.listeners == null ? List.of() : List.copyOf(this.listeners);
             this.listeners = null;
+        } finally {
+            this.lock.unlock();
         }
         log.warn(
                 "Lost {} '{}' (fencing token {}): {}, detected {} after its deadline",
@@ -425,10 +465,17 @@ abstract class ManagedLease implements Lease {
                 this.fencingToken,
                 reason,
                 Durations.format(event.overdue()));
-        onLoss();
-        runEndHook(-1);
+        if (this.freeOnLoss) {
+            // Its key may live longer than its own lease: free it, so others wait no longer.
+            this.leases.watchdog().execute(this::freeQuietly);
+        }
+        leavePlace(-1);
         this.leases.publishLoss(event);
         toNotify.forEach(listener -> Leases.notifySafely(listener, event));
+    }
+
+    private Reason deadlineReason() {
+        return this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED;
     }
 
     private LockLostException lostException(String why) {
@@ -441,66 +488,83 @@ abstract class ManagedLease implements Lease {
             return;
         }
         if (untilDeadline() <= 0) {
-            markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
+            markLost(deadlineReason());
         } else {
-            synchronized (this.monitor) {
+            this.lock.lock();
+            try {
                 armDeadline();
+            } finally {
+                this.lock.unlock();
             }
         }
     }
 
-    /** The renewal chain of a watchdog lease, on a renewal thread. */
+    /** The renewal chain, on an I/O thread. */
     private void onTimer() {
         try {
-            if (this.ended) {
-                return;
-            }
-            if (untilDeadline() <= 0) {
-                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
-            } else {
+            if (!this.ended) {
                 renew();
             }
         } catch (RuntimeException e) {
             // Never let the renewal chain die silently: retry, and the deadline still applies.
             log.error("Unexpected failure renewing {} '{}'", this.kind.label(), this.name, e);
-            synchronized (this.monitor) {
+            this.lock.lock();
+            try {
                 scheduleTimer(retryDelay());
+            } finally {
+                this.lock.unlock();
             }
         }
     }
 
     private void renew() {
-        this.renewalLock.lock();
+        Duration renewal = this.leaseTime;
+        long sent = System.nanoTime();
+        boolean due;
+        @Nullable Thread outer = null;
+        this.lock.lock();
         try {
+            awaitNoCallInFlight();
             if (this.ended) {
                 return;
             }
-            if (untilDeadline() <= 0) {
-                markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
-                return;
-            }
-            long sent = System.nanoTime();
-            Duration renewal = this.leaseTime;
-            if (!this.renewedByWatchdog) {
-                // A top-up of a fixed lease: up to its planned end, never beyond.
-                long shortfall = this.plannedEndNanos - this.deadlineNanos;
-                long toEnd = TimeUnit.NANOSECONDS.toMillis(this.plannedEndNanos - sent);
-                if (shortfall <= 0 || toEnd <= 0) {
-                    return;
+            sent = System.nanoTime();
+            due = this.deadlineNanos - sent > 0;
+            if (due) {
+                renewal = this.leaseTime;
+                if (!this.renewedByWatchdog) {
+                    // A top-up of a fixed lease: up to its planned end, never beyond.
+                    long toEnd = TimeUnit.NANOSECONDS.toMillis(this.plannedEndNanos - sent);
+                    if (this.plannedEndNanos - this.deadlineNanos <= 0 || toEnd <= 0) {
+                        return;
+                    }
+                    renewal = Duration.ofMillis(toEnd);
                 }
-                renewal = Duration.ofMillis(toEnd);
+                outer = this.renewer;
+                this.renewer = Thread.currentThread();
             }
-            RenewalOutcome outcome;
+        } finally {
+            this.lock.unlock();
+        }
+        if (!due) {
+            markLost(deadlineReason());
+            return;
+        }
+        try {
+            Grant.Renewal outcome;
             try {
-                outcome = renewInRedis(renewal);
+                outcome = this.grant.renew(renewal);
             } catch (TurnstileException e) {
                 log.debug(
                         "Could not renew {} '{}' ({}); retrying before its deadline",
                         this.kind.label(),
                         this.name,
                         e.getMessage());
-                synchronized (this.monitor) {
+                this.lock.lock();
+                try {
                     scheduleTimer(retryDelay());
+                } finally {
+                    this.lock.unlock();
                 }
                 return;
             }
@@ -509,8 +573,8 @@ abstract class ManagedLease implements Lease {
                     if (applyRenewal(sent, renewal, false)) {
                         this.leases.publishRenewal(this.kind, this.name);
                     } else if (!endedByOwner()) {
-                        markLost(this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED);
-                        freeQuietly();
+                        markLost(deadlineReason());
+                        freeIfNotReleased();
                     }
                     // Ended by its owner meanwhile: the release (or hold, or hand-off) decides what
                     // Redis keeps; this renewal must not free it.
@@ -519,48 +583,56 @@ abstract class ManagedLease implements Lease {
                 case TAKEN_OVER -> markLost(Reason.TAKEN_OVER);
             }
         } finally {
-            this.renewalLock.unlock();
+            endRenewal(outer);
+        }
+    }
+
+    /** Waits until no other thread's renewal, extension or release is in flight. Call under the lock. */
+    private void awaitNoCallInFlight() {
+        Thread current = Thread.currentThread();
+        while ((this.renewer != null && this.renewer != current)
+                || (this.releaser != null && this.releaser != current)) {
+            this.callDone.awaitUninterruptibly();
+        }
+    }
+
+    /** Ends this thread's renewal or extension; {@code outer} is the one it ran inside, if any. */
+    private void endRenewal(@Nullable Thread outer) {
+        this.lock.lock();
+        try {
+            this.renewer = outer;
+            this.callDone.signalAll();
+        } finally {
+            this.lock.unlock();
         }
     }
 
     /** Whether the lease ended by its owner's release (not by loss). */
     private boolean endedByOwner() {
-        synchronized (this.monitor) {
+        this.lock.lock();
+        try {
             return this.ended && this.lostEvent == null;
+        } finally {
+            this.lock.unlock();
         }
+    }
+
+    /** The deadline after a renewal or extension for {@code lease} sent at {@code sentNanos} succeeded. */
+    private long deadlineAfterRenewal(long sentNanos, Duration lease) {
+        return sentNanos + lease.toNanos() - this.grant.driftNanos(lease);
     }
 
     /** Lowers the deadline to what a renewal sent at {@code sentNanos} for {@code lease} allows, if that is earlier. */
     private void capDeadline(long sentNanos, Duration lease) {
-        synchronized (this.monitor) {
+        this.lock.lock();
+        try {
             long capped = deadlineAfterRenewal(sentNanos, lease);
             if (!this.ended && capped - this.deadlineNanos < 0) {
                 this.deadlineNanos = capped;
                 armDeadline();
             }
-        }
-    }
-
-    /**
-     * Frees, owner-checked and best effort, a grant that a renewal refreshed in Redis after the
-     * lease had already been reported lost, so it does not block others for a whole lease.
-     */
-    private void freeQuietly() {
-        if (!this.releasedInRedis) {
-            freeQuietlyAfterLoss();
-        }
-    }
-
-    /** Frees, owner-checked and best effort, what may be left of a lost lease's grant. */
-    private void freeQuietlyAfterLoss() {
-        try {
-            releaseInRedis();
-        } catch (RuntimeException e) {
-            log.debug(
-                    "Could not free lost {} '{}': {}; it expires by its TTL",
-                    this.kind.label(),
-                    this.name,
-                    e.getMessage());
+        } finally {
+            this.lock.unlock();
         }
     }
 
@@ -572,7 +644,8 @@ abstract class ManagedLease implements Lease {
      * @return whether the lease is held with the new deadline
      */
     private boolean applyRenewal(long sentNanos, Duration renewal, boolean extension) {
-        synchronized (this.monitor) {
+        this.lock.lock();
+        try {
             if (this.ended || untilDeadline() <= 0) {
                 return false;
             }
@@ -588,7 +661,53 @@ abstract class ManagedLease implements Lease {
                 scheduleTimer(renewal.toNanos() / 3);
             }
             return true;
+        } finally {
+            this.lock.unlock();
         }
+    }
+
+    /**
+     * Frees, owner-checked and best effort, a grant that a renewal refreshed in Redis after the
+     * lease had already been reported lost, so it does not block others for a whole lease.
+     */
+    private void freeIfNotReleased() {
+        boolean released;
+        this.lock.lock();
+        try {
+            released = this.releasedInRedis;
+        } finally {
+            this.lock.unlock();
+        }
+        if (!released) {
+            freeQuietly();
+        }
+    }
+
+    /** Frees, owner-checked and best effort, what may be left of a lost lease's grant. */
+    private void freeQuietly() {
+        try {
+            this.grant.release();
+        } catch (RuntimeException e) {
+            log.debug(
+                    "Could not free lost {} '{}': {}; it expires by its TTL",
+                    this.kind.label(),
+                    this.name,
+                    e.getMessage());
+        }
+    }
+
+    /** Leaves the local place once (unless the grant was passed on with it). Call without the lock. */
+    private void leavePlace(long waitersElsewhere) {
+        this.lock.lock();
+        try {
+            if (this.leftPlace) {
+                return;
+            }
+            this.leftPlace = true;
+        } finally {
+            this.lock.unlock();
+        }
+        this.place.leave(waitersElsewhere);
     }
 
     private long retryDelay() {
@@ -600,7 +719,7 @@ abstract class ManagedLease implements Lease {
         return this.deadlineNanos - System.nanoTime();
     }
 
-    /** Replaces the pending renewal (there is only ever one chain per lease). Call under {@code monitor}. */
+    /** Replaces the pending renewal (there is only ever one chain per lease). Call under the lock. */
     private void scheduleTimer(long delayNanos) {
         if (this.timer != null) {
             this.timer.cancel(false);
@@ -610,7 +729,7 @@ abstract class ManagedLease implements Lease {
         }
     }
 
-    /** Replaces the pending deadline check with one at the current deadline. Call under {@code monitor}. */
+    /** Replaces the pending deadline check with one at the current deadline. Call under the lock. */
     private void armDeadline() {
         if (this.deadlineTimer != null) {
             this.deadlineTimer.cancel(false);
@@ -620,8 +739,8 @@ abstract class ManagedLease implements Lease {
         }
     }
 
-    /** Cancels the renewal chain and the deadline check. Call under {@code monitor}. */
-    private void cancelTimer() {
+    /** Cancels the renewal chain and the deadline check. Call under the lock. */
+    private void cancelTimers() {
         if (this.timer != null) {
             this.timer.cancel(false);
             this.timer = null;
@@ -630,15 +749,5 @@ abstract class ManagedLease implements Lease {
             this.deadlineTimer.cancel(false);
             this.deadlineTimer = null;
         }
-    }
-
-    private void runEndHook(long waitersElsewhere) {
-        synchronized (this.monitor) {
-            if (this.endHookRun) {
-                return;
-            }
-            this.endHookRun = true;
-        }
-        ended(waitersElsewhere);
     }
 }

@@ -1,35 +1,20 @@
 package dev.turnstile.redis.internal;
 
-import dev.turnstile.redis.LeaseKind;
+import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.semaphore.Permit;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
-/** A lease on one permit: a member of the holders ZSET, renewed and released by its id. */
-final class PermitLease extends ManagedLease implements Permit {
+/** A permit: the lease on one slot of a semaphore, with the permit's id. */
+final class PermitLease implements Permit {
 
-    private final RedisDeployment deployment;
+    private final ManagedLease lease;
     private final String id;
-    private final String holdersKey;
-    private final String channel;
-    private final long grantedAtMillis;
 
-    /** @param grantedAtMillis the server's clock when it granted, in milliseconds */
-    PermitLease(
-            RedisDeployment deployment,
-            String name,
-            String id,
-            long fencingToken,
-            long grantedAtMillis,
-            Duration leaseTime,
-            boolean renewedByWatchdog,
-            long sentNanos) {
-        super(deployment.leases(), LeaseKind.SEMAPHORE, name, fencingToken, leaseTime, renewedByWatchdog, sentNanos);
-        this.deployment = deployment;
+    PermitLease(ManagedLease lease, String id) {
+        this.lease = lease;
         this.id = id;
-        this.holdersKey = deployment.keys().semaphore(name);
-        this.channel = deployment.keys().semaphoreChannel(name);
-        this.grantedAtMillis = grantedAtMillis;
     }
 
     @Override
@@ -38,48 +23,62 @@ final class PermitLease extends ManagedLease implements Permit {
     }
 
     @Override
-    protected RenewalOutcome renewInRedis(Duration leaseTime) {
-        long renewed = (Long) this.deployment
-                .scripts()
-                .eval(
-                        SemaphoreScripts.RENEW,
-                        "renew a permit of semaphore '" + name() + "'",
-                        List.of(this.holdersKey),
-                        List.of(this.id, Long.toString(leaseTime.toMillis())));
-        return renewed == 1 ? RenewalOutcome.RENEWED : RenewalOutcome.GONE;
+    public String name() {
+        return this.lease.name();
     }
 
     @Override
-    protected long releaseInRedis() {
-        return release(this.deployment, name(), this.id);
+    public List<String> names() {
+        return this.lease.names();
     }
 
     @Override
-    protected long releaseInRedisAfter(Duration holdAtLeast) {
-        return (Long) this.deployment
-                .scripts()
-                .eval(
-                        SemaphoreScripts.RELEASE_AFTER,
-                        "release a permit of semaphore '" + name() + "'",
-                        List.of(this.holdersKey),
-                        List.of(
-                                this.id,
-                                this.channel,
-                                this.deployment.signalMode().publishCommand(),
-                                Long.toString(this.grantedAtMillis),
-                                Long.toString((holdAtLeast.toNanos() + 999_999) / 1_000_000)));
+    public long fencingToken() {
+        return this.lease.fencingToken();
     }
 
-    static long release(RedisDeployment deployment, String name, String id) {
-        return (Long) deployment
-                .scripts()
-                .eval(
-                        SemaphoreScripts.RELEASE,
-                        "release a permit of semaphore '" + name + "'",
-                        List.of(deployment.keys().semaphore(name)),
-                        List.of(
-                                id,
-                                deployment.keys().semaphoreChannel(name),
-                                deployment.signalMode().publishCommand()));
+    @Override
+    public Map<String, Long> fencingTokens() {
+        return this.lease.fencingTokens();
+    }
+
+    @Override
+    public boolean isHeld() {
+        return this.lease.isHeld();
+    }
+
+    @Override
+    public Duration remaining() {
+        return this.lease.remaining();
+    }
+
+    @Override
+    public void extend(Duration leaseTime) {
+        this.lease.extend(leaseTime);
+    }
+
+    @Override
+    public boolean release() {
+        return this.lease.release();
+    }
+
+    @Override
+    public boolean releaseAfter(Duration holdAtLeast) {
+        return this.lease.releaseAfter(holdAtLeast);
+    }
+
+    @Override
+    public void onLost(LeaseListener listener) {
+        this.lease.onLost(listener);
+    }
+
+    @Override
+    public void close() {
+        this.lease.close();
+    }
+
+    @Override
+    public String toString() {
+        return this.lease.toString();
     }
 }

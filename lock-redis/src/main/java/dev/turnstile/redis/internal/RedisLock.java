@@ -1,6 +1,7 @@
 package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.NamedLock;
 import java.time.Duration;
@@ -119,7 +120,7 @@ final class RedisLock implements NamedLock {
         boolean yieldFirst = entry.yieldFirst();
         HandOff handOff = entry.handOff();
         if (handOff != null) {
-            LockLease passed = passedOn(name, handOff, leaseTime, gate);
+            ManagedLease passed = passedOn(name, handOff, leaseTime, gate);
             if (passed != null) {
                 return Optional.of(Acquisition.start(passed, () -> interrupted(name, start)));
             }
@@ -145,20 +146,34 @@ final class RedisLock implements NamedLock {
      * The lease on a grant the previous local holder passed on, or null when too little of the grant
      * is left to be worth holding: the caller then releases it in Redis and contends there.
      */
-    private @Nullable LockLease passedOn(
+    private @Nullable ManagedLease passedOn(
             String name, HandOff handOff, @Nullable Duration leaseTime, LocalGates.Gate gate) {
         Duration lease =
                 leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
-        if (handOff.keyDeadlineNanos() - System.nanoTime() > LockLease.minLeftToPass(lease.toNanos())) {
+        if (handOff.keyDeadlineNanos() - System.nanoTime() > LocalGates.minLeftToPass(lease.toNanos())) {
             if (log.isTraceEnabled()) {
                 log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
             }
-            return new LockLease(this.deployment, name, handOff, lease, leaseTime == null, gate);
+            Cohort cohort = handOff.cohort();
+            return ManagedLease.passedOn(
+                    this.deployment.leases(),
+                    name,
+                    handOff,
+                    lease,
+                    leaseTime == null,
+                    new LockGrant(
+                            this.deployment,
+                            name,
+                            gate.lockKey,
+                            gate.channel,
+                            cohort.ownerToken(),
+                            cohort.serverMillisAt(handOff.handedNanos())),
+                    gate.place(cohort));
         }
         return null;
     }
 
-    private WaitLoop.Outcome<LockLease> attempt(String name, @Nullable Duration leaseTime, LocalGates.Gate gate) {
+    private WaitLoop.Outcome<ManagedLease> attempt(String name, @Nullable Duration leaseTime, LocalGates.Gate gate) {
         Duration lease =
                 leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
         String owner = this.deployment.leases().newOwnerToken();
@@ -197,24 +212,25 @@ final class RedisLock implements NamedLock {
                 log.debug("Acquired lock '{}' (fencing token {})", name, value);
             }
             long grantedAt = (Long) reply.get(2);
-            return WaitLoop.Outcome.granted(new LockLease(
-                    this.deployment,
-                    name,
-                    new Cohort(
-                            owner,
-                            value,
-                            holders,
-                            this.deployment.options().cohortMaxAge().toNanos(),
-                            sent,
-                            grantedAt),
+            Cohort cohort = new Cohort(
+                    owner,
                     value,
-                    grantedAt,
+                    holders,
+                    this.deployment.options().cohortMaxAge().toNanos(),
+                    sent,
+                    grantedAt);
+            return WaitLoop.Outcome.granted(ManagedLease.granted(
+                    this.deployment.leases(),
+                    LeaseKind.LOCK,
+                    name,
+                    value,
                     lease,
                     leaseTime == null,
                     sent,
-                    gate));
+                    new LockGrant(this.deployment, name, key, gate.channel, owner, grantedAt),
+                    gate.place(cohort)));
         }
-        // (LockLease's constructor only assigns fields: nothing can fail between grant and lease.)
+        // (The lease's construction only assigns fields: nothing can fail between grant and lease.)
         return WaitLoop.Outcome.busy(value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0);
     }
 
@@ -225,7 +241,7 @@ final class RedisLock implements NamedLock {
      */
     private long releaseQuietly(String name, String key, String channel, String owner) {
         try {
-            return LockLease.release(this.deployment, name, key, channel, owner);
+            return LockGrant.release(this.deployment, name, key, channel, owner);
         } catch (RuntimeException unreachable) {
             return -1; // the grant, if any, expires by its own TTL
         }

@@ -1,6 +1,7 @@
 package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.RedisUnavailableException;
@@ -152,7 +153,7 @@ final class RedlockLock implements NamedLock {
      *     from a majority
      */
     private record Round(
-            @Nullable RedlockLease lease, @Nullable RedisUnavailableException unavailable) {}
+            @Nullable ManagedLease lease, @Nullable RedisUnavailableException unavailable) {}
 
     private Round attempt(String name, Duration lease, boolean watchdog, long acquireStart) {
         RedlockNodes nodes = this.redlock.nodes();
@@ -192,8 +193,16 @@ final class RedlockLock implements NamedLock {
         if (fenced && validity > 0) {
             // The local deadline is start + lease - drift: the validity, counted from now.
             return new Round(
-                    new RedlockLease(
-                            this.redlock, name, owner, highestToken, grantedAt, lease, watchdog, start - drift),
+                    ManagedLease.granted(
+                            this.redlock.leases(),
+                            LeaseKind.LOCK,
+                            name,
+                            highestToken,
+                            lease,
+                            watchdog,
+                            start - drift,
+                            new RedlockGrant(this.redlock, name, owner, grantedAt),
+                            LocalPlace.NONE),
                     null);
         }
         releaseEverywhere(this.redlock, name, owner, false);

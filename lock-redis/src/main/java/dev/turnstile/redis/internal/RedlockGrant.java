@@ -1,6 +1,5 @@
 package dev.turnstile.redis.internal;
 
-import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.RedisUnavailableException;
 import java.time.Duration;
 import java.util.List;
@@ -8,31 +7,20 @@ import java.util.Map;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * A Redlock grant: held while a majority of the masters hold it. Its local deadline is the
+ * A Redlock grant: held while a majority of the masters hold it. Its lease's local deadline is the
  * validity computed at acquisition; renewals and extensions must reach a majority within it.
  */
-final class RedlockLease extends ManagedLease {
+final class RedlockGrant implements Grant {
 
     private final RedlockEngine redlock;
+    private final String name;
     private final String owner;
     private final Map<UnifiedJedis, Long> grantedAtMillis;
 
-    /**
-     * @param grantedAtMillis each granting master's clock when it granted, in milliseconds
-     * @param sentNanos chosen so that the local deadline ({@code sentNanos + leaseTime}) is the
-     *     validity
-     */
-    RedlockLease(
-            RedlockEngine redlock,
-            String name,
-            String owner,
-            long fencingToken,
-            Map<UnifiedJedis, Long> grantedAtMillis,
-            Duration leaseTime,
-            boolean watchdog,
-            long sentNanos) {
-        super(redlock.leases(), LeaseKind.LOCK, name, fencingToken, leaseTime, watchdog, sentNanos);
+    /** @param grantedAtMillis each granting master's clock when it granted, in milliseconds */
+    RedlockGrant(RedlockEngine redlock, String name, String owner, Map<UnifiedJedis, Long> grantedAtMillis) {
         this.redlock = redlock;
+        this.name = name;
         this.owner = owner;
         this.grantedAtMillis = java.util.Collections.unmodifiableMap(new java.util.IdentityHashMap<>(grantedAtMillis));
     }
@@ -45,9 +33,9 @@ final class RedlockLease extends ManagedLease {
      * deadline, as it does on one server.
      */
     @Override
-    protected RenewalOutcome renewInRedis(Duration leaseTime) {
+    public Renewal renew(Duration leaseTime) {
         RedlockNodes nodes = this.redlock.nodes();
-        List<String> keys = List.of(this.redlock.keys().lock(name()));
+        List<String> keys = List.of(this.redlock.keys().lock(this.name));
         List<String> args = List.of(this.owner, Long.toString(leaseTime.toMillis()));
         long start = System.nanoTime();
         List<RedlockNodes.Answer<Long>> answers = nodes.callAll(
@@ -68,15 +56,15 @@ final class RedlockLease extends ManagedLease {
         long elapsed = System.nanoTime() - start;
         boolean valid = leaseTime.toNanos() - elapsed - RedlockLock.drift(leaseTime) > 0;
         if (renewed >= nodes.quorum() && valid) {
-            return RenewalOutcome.RENEWED;
+            return Renewal.RENEWED;
         }
         if (gone + takenOver > nodes.size() - nodes.quorum()) {
             // A majority can no longer be ours: free what is left, so no master keeps it for nobody.
-            RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, false);
-            return takenOver > 0 ? RenewalOutcome.TAKEN_OVER : RenewalOutcome.GONE;
+            RedlockLock.releaseEverywhere(this.redlock, this.name, this.owner, false);
+            return takenOver > 0 ? Renewal.TAKEN_OVER : Renewal.GONE;
         }
         throw new RedisUnavailableException(
-                "Could not renew lock '" + name() + "' on a majority of the Redlock masters in time (" + renewed
+                "Could not renew lock '" + this.name + "' on a majority of the Redlock masters in time (" + renewed
                         + " of " + nodes.size() + " renewed" + (valid ? "" : ", too late for the lease") + ")",
                 answers.stream()
                         .map(RedlockNodes.Answer::failure)
@@ -85,15 +73,17 @@ final class RedlockLease extends ManagedLease {
                         .orElseGet(() -> new IllegalStateException("renewed too late")));
     }
 
-    /** The deadline after a renewal leaves the same drift allowance as the acquisition did. */
+    /** A renewal leaves the same drift allowance as the acquisition did. */
     @Override
-    protected long deadlineAfterRenewal(long sentNanos, Duration leaseTime) {
-        return sentNanos + leaseTime.toNanos() - RedlockLock.drift(leaseTime);
+    public long driftNanos(Duration leaseTime) {
+        return RedlockLock.drift(leaseTime);
     }
 
     @Override
-    protected long releaseInRedis() {
-        return RedlockLock.releaseEverywhere(this.redlock, name(), this.owner, true) >= this.redlock.quorum() ? 0 : -1;
+    public long release() {
+        return RedlockLock.releaseEverywhere(this.redlock, this.name, this.owner, true) >= this.redlock.quorum()
+                ? 0
+                : -1;
     }
 
     /**
@@ -103,17 +93,17 @@ final class RedlockLease extends ManagedLease {
      * owner's refuses, owner-checked.
      */
     @Override
-    protected long releaseInRedisAfter(Duration holdAtLeast) {
-        List<String> keys = List.of(this.redlock.keys().lock(name()));
-        String channel = this.redlock.keys().lockChannel(name());
-        String hold = Long.toString(ceilMillis(holdAtLeast));
+    public long releaseAfter(Duration holdAtLeast) {
+        List<String> keys = List.of(this.redlock.keys().lock(this.name));
+        String channel = this.redlock.keys().lockChannel(this.name);
+        String hold = Long.toString(Durations.ceilMillis(holdAtLeast));
         long latestGrant = this.grantedAtMillis.values().stream()
                 .mapToLong(Long::longValue)
                 .max()
                 .orElse(0);
         long held = RedlockLock.releaseEverywhere(
                 this.redlock,
-                name(),
+                this.name,
                 master -> (Long) LockScripts.RELEASE_AFTER.run(
                         master,
                         keys,
@@ -125,9 +115,5 @@ final class RedlockLease extends ManagedLease {
                                 hold)),
                 true);
         return held >= this.redlock.quorum() ? 0 : -1;
-    }
-
-    static long ceilMillis(Duration duration) {
-        return (duration.toNanos() + 999_999) / 1_000_000;
     }
 }
