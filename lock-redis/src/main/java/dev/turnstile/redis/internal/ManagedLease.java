@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,10 +53,11 @@ final class ManagedLease implements Lease {
     /** Whether the grant may outlive the lease's own deadline (one passed on): freed when the lease is lost. */
     private final boolean freeOnLoss;
 
-    /** Guards the state below; never held across a call to Redis. */
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled whenever a renewal, an extension or a release is done. */
-    private final Condition callDone = this.lock.newCondition();
+    /**
+     * Guards the state below, and is notified whenever a renewal, an extension or a release is
+     * done; never held across a call to Redis.
+     */
+    private final Object lock = new Object();
 
     private volatile Duration leaseTime;
     /** The local deadline ({@link System#nanoTime()}): the grant lives in Redis at least until then. */
@@ -177,15 +176,12 @@ final class ManagedLease implements Lease {
 
     /** Starts the deadline check and, when due, renewal; call once, right after construction. */
     void start() {
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             armDeadline();
             if (this.renewedByWatchdog || this.plannedEndNanos - this.deadlineNanos > 0) {
                 // Once two thirds of a lease are left: a third of a lease after a fresh grant.
                 scheduleTimer(Math.max(0, untilDeadline() - this.leaseTime.toNanos() * 2 / 3));
             }
-        } finally {
-            this.lock.unlock();
         }
     }
 
@@ -224,16 +220,13 @@ final class ManagedLease implements Lease {
         Duration extension = Arguments.requireLease(newLeaseTime, "leaseTime");
         boolean held;
         @Nullable Thread outer = null;
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             awaitNoCallInFlight();
             held = isHeld();
             if (held) {
                 outer = this.renewer;
                 this.renewer = Thread.currentThread();
             }
-        } finally {
-            this.lock.unlock();
         }
         if (!held) {
             markLost(deadlineReason());
@@ -286,11 +279,8 @@ final class ManagedLease implements Lease {
         Thread current = Thread.currentThread();
         boolean quiet;
         @Nullable Thread outer;
-        this.lock.lock();
-        try {
-            while (this.releaser != null && this.releaser != current) {
-                this.callDone.awaitUninterruptibly();
-            }
+        synchronized (this.lock) {
+            awaitCallsDone(false);
             if (this.releasedInRedis) {
                 return false;
             }
@@ -300,18 +290,13 @@ final class ManagedLease implements Lease {
             quiet = this.renewer == null || this.renewer == current;
             outer = this.releaser;
             this.releaser = current;
-        } finally {
-            this.lock.unlock();
         }
         try {
             return endInRedis(holdAtLeast, quiet);
         } finally {
-            this.lock.lock();
-            try {
+            synchronized (this.lock) {
                 this.releaser = outer;
-                this.callDone.signalAll();
-            } finally {
-                this.lock.unlock();
+                this.lock.notifyAll();
             }
         }
     }
@@ -329,8 +314,7 @@ final class ManagedLease implements Lease {
         }
         boolean lost;
         boolean retry;
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             lost = this.lostEvent != null;
             // A release that failed before already left this lease's local place: a retry only
             // frees the grant in Redis, it never passes it on.
@@ -340,8 +324,6 @@ final class ManagedLease implements Lease {
             if (lost) {
                 this.releasedInRedis = true;
             }
-        } finally {
-            this.lock.unlock();
         }
         if (lost) {
             // Reported already, and never held on: the answer tells the caller, and what may be left
@@ -381,14 +363,11 @@ final class ManagedLease implements Lease {
                                             : "kept for at least " + Durations.format(holdAtLeast)
                                                     + " after its grant");
         }
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             this.releasedInRedis = true;
             if (passedOn) {
                 this.leftPlace = true; // the place is the next holder's now
             }
-        } finally {
-            this.lock.unlock();
         }
         leavePlace(result);
         return result >= 0;
@@ -412,8 +391,7 @@ final class ManagedLease implements Lease {
     @Override
     public void onLost(LeaseListener listener) {
         LeaseLostEvent event;
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             event = this.lostEvent;
             if (event == null) {
                 if (this.listeners == null) {
@@ -422,8 +400,6 @@ final class ManagedLease implements Lease {
                 this.listeners.add(listener);
                 return;
             }
-        } finally {
-            this.lock.unlock();
         }
         Leases.notifySafely(listener, event);
     }
@@ -441,8 +417,7 @@ final class ManagedLease implements Lease {
     private void markLost(Reason reason) {
         LeaseLostEvent event;
         List<LeaseListener> toNotify;
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             boolean byDeadline = reason == Reason.RENEWAL_MISSED || reason == Reason.LEASE_ELAPSED;
             if (this.ended || (byDeadline && untilDeadline() > 0)) {
                 // Released, already lost, or renewed in time after all (the deadline moved).
@@ -455,8 +430,6 @@ final class ManagedLease implements Lease {
             this.lostEvent = event;
             toNotify = this.listeners == null ? List.of() : List.copyOf(this.listeners);
             this.listeners = null;
-        } finally {
-            this.lock.unlock();
         }
         log.warn(
                 "Lost {} '{}' (fencing token {}): {}, detected {} after its deadline",
@@ -490,11 +463,8 @@ final class ManagedLease implements Lease {
         if (untilDeadline() <= 0) {
             markLost(deadlineReason());
         } else {
-            this.lock.lock();
-            try {
+            synchronized (this.lock) {
                 armDeadline();
-            } finally {
-                this.lock.unlock();
             }
         }
     }
@@ -508,11 +478,8 @@ final class ManagedLease implements Lease {
         } catch (RuntimeException e) {
             // Never let the renewal chain die silently: retry, and the deadline still applies.
             log.error("Unexpected failure renewing {} '{}'", this.kind.label(), this.name, e);
-            this.lock.lock();
-            try {
+            synchronized (this.lock) {
                 scheduleTimer(retryDelay());
-            } finally {
-                this.lock.unlock();
             }
         }
     }
@@ -522,8 +489,7 @@ final class ManagedLease implements Lease {
         long sent = System.nanoTime();
         boolean due;
         @Nullable Thread outer = null;
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             awaitNoCallInFlight();
             if (this.ended) {
                 return;
@@ -543,8 +509,6 @@ final class ManagedLease implements Lease {
                 outer = this.renewer;
                 this.renewer = Thread.currentThread();
             }
-        } finally {
-            this.lock.unlock();
         }
         if (!due) {
             markLost(deadlineReason());
@@ -560,11 +524,8 @@ final class ManagedLease implements Lease {
                         this.kind.label(),
                         this.name,
                         e.getMessage());
-                this.lock.lock();
-                try {
+                synchronized (this.lock) {
                     scheduleTimer(retryDelay());
-                } finally {
-                    this.lock.unlock();
                 }
                 return;
             }
@@ -589,31 +550,41 @@ final class ManagedLease implements Lease {
 
     /** Waits until no other thread's renewal, extension or release is in flight. Call under the lock. */
     private void awaitNoCallInFlight() {
+        awaitCallsDone(true);
+    }
+
+    /**
+     * Waits until no other thread's release (and, with {@code renewalsToo}, renewal or extension)
+     * is in flight. Call under the lock; an interrupt is kept for the caller, not acted on.
+     */
+    private void awaitCallsDone(boolean renewalsToo) {
         Thread current = Thread.currentThread();
-        while ((this.renewer != null && this.renewer != current)
+        boolean interrupted = false;
+        while ((renewalsToo && this.renewer != null && this.renewer != current)
                 || (this.releaser != null && this.releaser != current)) {
-            this.callDone.awaitUninterruptibly();
+            try {
+                this.lock.wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            current.interrupt();
         }
     }
 
     /** Ends this thread's renewal or extension; {@code outer} is the one it ran inside, if any. */
     private void endRenewal(@Nullable Thread outer) {
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             this.renewer = outer;
-            this.callDone.signalAll();
-        } finally {
-            this.lock.unlock();
+            this.lock.notifyAll();
         }
     }
 
     /** Whether the lease ended by its owner's release (not by loss). */
     private boolean endedByOwner() {
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             return this.ended && this.lostEvent == null;
-        } finally {
-            this.lock.unlock();
         }
     }
 
@@ -624,15 +595,12 @@ final class ManagedLease implements Lease {
 
     /** Lowers the deadline to what a renewal sent at {@code sentNanos} for {@code lease} allows, if that is earlier. */
     private void capDeadline(long sentNanos, Duration lease) {
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             long capped = deadlineAfterRenewal(sentNanos, lease);
             if (!this.ended && capped - this.deadlineNanos < 0) {
                 this.deadlineNanos = capped;
                 armDeadline();
             }
-        } finally {
-            this.lock.unlock();
         }
     }
 
@@ -644,8 +612,7 @@ final class ManagedLease implements Lease {
      * @return whether the lease is held with the new deadline
      */
     private boolean applyRenewal(long sentNanos, Duration renewal, boolean extension) {
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             if (this.ended || untilDeadline() <= 0) {
                 return false;
             }
@@ -661,8 +628,6 @@ final class ManagedLease implements Lease {
                 scheduleTimer(renewal.toNanos() / 3);
             }
             return true;
-        } finally {
-            this.lock.unlock();
         }
     }
 
@@ -672,11 +637,8 @@ final class ManagedLease implements Lease {
      */
     private void freeIfNotReleased() {
         boolean released;
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             released = this.releasedInRedis;
-        } finally {
-            this.lock.unlock();
         }
         if (!released) {
             freeQuietly();
@@ -698,14 +660,11 @@ final class ManagedLease implements Lease {
 
     /** Leaves the local place once (unless the grant was passed on with it). Call without the lock. */
     private void leavePlace(long waitersElsewhere) {
-        this.lock.lock();
-        try {
+        synchronized (this.lock) {
             if (this.leftPlace) {
                 return;
             }
             this.leftPlace = true;
-        } finally {
-            this.lock.unlock();
         }
         this.place.leave(waitersElsewhere);
     }
