@@ -1,6 +1,6 @@
 package dev.turnstile.redis;
 
-import dev.turnstile.redis.support.Durations;
+import dev.turnstile.redis.internal.Durations;
 import java.time.Duration;
 
 /**

@@ -1,13 +1,10 @@
 package dev.turnstile.redis;
 
-import dev.turnstile.redis.lock.Locks;
-import dev.turnstile.redis.lock.RedisLock;
+import dev.turnstile.redis.internal.Arguments;
+import dev.turnstile.redis.internal.TurnstileEngine;
+import dev.turnstile.redis.internal.TurnstileOptions;
 import dev.turnstile.redis.semaphore.RedisSemaphore;
-import dev.turnstile.redis.support.Arguments;
-import dev.turnstile.redis.support.TurnstileRuntime;
-import dev.turnstile.redis.support.TurnstileSettings;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -34,23 +31,10 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class Turnstile implements LockFactory, AutoCloseable {
 
-    private final TurnstileRuntime runtime;
-    private final Locks locks;
+    private final TurnstileEngine engine;
 
     private Turnstile(Builder builder) {
-        this.runtime = new TurnstileRuntime(
-                builder.redis,
-                new TurnstileSettings(
-                        builder.keyPrefix,
-                        builder.defaultLease,
-                        builder.fenceRetention,
-                        builder.minReplicas,
-                        builder.replicaTimeout,
-                        builder.cohortHolders,
-                        builder.cohortMaxAge),
-                builder.watchdogThreads,
-                builder.listeners);
-        this.locks = new Locks(this.runtime);
+        this.engine = new TurnstileEngine(builder.redis, builder.options.build());
     }
 
     /**
@@ -67,8 +51,8 @@ public final class Turnstile implements LockFactory, AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is null or blank
      */
     @Override
-    public RedisLock lock(String name) {
-        return this.locks.lock(List.of(Arguments.requireName(name, "name")));
+    public NamedLock lock(String name) {
+        return this.engine.lock(List.of(Arguments.requireName(name, "name")));
     }
 
     /**
@@ -77,8 +61,8 @@ public final class Turnstile implements LockFactory, AutoCloseable {
      * @throws IllegalArgumentException if there is no name, or one is null or blank
      */
     @Override
-    public RedisLock lock(Collection<String> names) {
-        return this.locks.lock(names);
+    public NamedLock lock(Collection<String> names) {
+        return this.engine.lock(names);
     }
 
     /**
@@ -88,32 +72,24 @@ public final class Turnstile implements LockFactory, AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is null or blank or {@code limit} is below 1
      */
     public RedisSemaphore semaphore(String name, int limit) {
-        return RedisSemaphore.of(this.runtime, name, limit);
+        return this.engine.semaphore(name, limit);
     }
 
     /** Returns health and inspection calls for operators and health checks. */
     public TurnstileDiagnostics diagnostics() {
-        return new TurnstileDiagnostics(this.runtime, this.locks);
+        return new TurnstileDiagnostics(this.engine);
     }
 
     @Override
     public void close() {
-        this.runtime.close();
+        this.engine.close();
     }
 
     /** Options of a {@link Turnstile}; every one has a default. */
     public static final class Builder {
 
         private final UnifiedJedis redis;
-        private String keyPrefix = "turnstile";
-        private Duration defaultLease = Duration.ofSeconds(30);
-        private Duration fenceRetention = Duration.ofSeconds(10);
-        private int watchdogThreads = 1;
-        private int minReplicas;
-        private Duration replicaTimeout = Duration.ofMillis(100);
-        private int cohortHolders = 32;
-        private Duration cohortMaxAge = Duration.ofMillis(20);
-        private final List<LeaseListener> listeners = new ArrayList<>();
+        private final TurnstileOptions.Builder options = TurnstileOptions.builder();
 
         private Builder(UnifiedJedis redis) {
             this.redis = redis;
@@ -121,12 +97,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
 
         /** Namespace of every key, {@code "turnstile"} by default; no trailing colon. */
         public Builder keyPrefix(String keyPrefix) {
-            Arguments.requireName(keyPrefix, "keyPrefix");
-            if (keyPrefix.endsWith(":") || keyPrefix.contains("{") || keyPrefix.contains("}")) {
-                throw new IllegalArgumentException(
-                        "'keyPrefix' must not end with ':' or contain braces but was '" + keyPrefix + "'");
-            }
-            this.keyPrefix = keyPrefix;
+            this.options.keyPrefix(keyPrefix);
             return this;
         }
 
@@ -135,7 +106,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * of this time until released. 30 s by default: a crashed holder blocks others this long.
          */
         public Builder defaultLease(Duration defaultLease) {
-            this.defaultLease = Arguments.requireLease(defaultLease, "defaultLease");
+            this.options.defaultLease(defaultLease);
             return this;
         }
 
@@ -146,16 +117,13 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * back by more than the lease plus this.
          */
         public Builder fenceRetention(Duration fenceRetention) {
-            this.fenceRetention = Arguments.requirePositive(fenceRetention, "fenceRetention");
+            this.options.fenceRetention(fenceRetention);
             return this;
         }
 
         /** Threads of the watchdog scheduler, 1 by default; more only for many thousands of leases. */
         public Builder watchdogThreads(int watchdogThreads) {
-            if (watchdogThreads < 1) {
-                throw new IllegalArgumentException("'watchdogThreads' must be at least 1 but was " + watchdogThreads);
-            }
-            this.watchdogThreads = watchdogThreads;
+            this.options.watchdogThreads(watchdogThreads);
             return this;
         }
 
@@ -168,11 +136,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * that did not acknowledge can still be chosen. Off (0) by default.
          */
         public Builder minReplicas(int replicas, Duration timeout) {
-            if (replicas < 0) {
-                throw new IllegalArgumentException("'minReplicas' must be zero or positive but was " + replicas);
-            }
-            this.minReplicas = replicas;
-            this.replicaTimeout = Arguments.requirePositive(timeout, "replicaTimeout");
+            this.options.minReplicas(replicas, timeout);
             return this;
         }
 
@@ -185,17 +149,13 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * of 1 turns local hand-off off.
          */
         public Builder lockCohort(int holders, Duration maxAge) {
-            if (holders < 1 || holders > 1_000_000) {
-                throw new IllegalArgumentException("'holders' must be between 1 and 1000000 but was " + holders);
-            }
-            this.cohortHolders = holders;
-            this.cohortMaxAge = Arguments.requirePositive(maxAge, "maxAge");
+            this.options.lockCohort(holders, maxAge);
             return this;
         }
 
         /** Adds a listener that hears every lost lease of this instance. */
         public Builder listener(LeaseListener listener) {
-            this.listeners.add(Objects.requireNonNull(listener, "'listener' must not be null"));
+            this.options.listener(listener);
             return this;
         }
 

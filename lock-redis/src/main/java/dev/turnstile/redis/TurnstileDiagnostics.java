@@ -1,8 +1,7 @@
 package dev.turnstile.redis;
 
-import dev.turnstile.redis.inspect.LockInspector;
-import dev.turnstile.redis.lock.Locks;
-import dev.turnstile.redis.support.TurnstileRuntime;
+import dev.turnstile.redis.internal.TurnstileEngine;
+import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -13,13 +12,30 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TurnstileDiagnostics {
 
-    private final TurnstileRuntime runtime;
-    private final Locks locks;
+    private final TurnstileEngine engine;
 
-    TurnstileDiagnostics(TurnstileRuntime runtime, Locks locks) {
-        this.runtime = runtime;
-        this.locks = locks;
+    TurnstileDiagnostics(TurnstileEngine engine) {
+        this.engine = engine;
     }
+
+    /**
+     * A lock held in Redis.
+     *
+     * @param name the lock name
+     * @param key the Redis key
+     * @param owner the owner token
+     * @param remaining time to live
+     */
+    public record HeldLock(String name, String key, String owner, Duration remaining) {}
+
+    /**
+     * A semaphore with live permits in Redis.
+     *
+     * @param name the semaphore name
+     * @param key the holders ZSET
+     * @param holders the permit ids, earliest expiry first
+     */
+    public record SemaphoreState(String name, String key, List<String> holders) {}
 
     /**
      * One health check.
@@ -41,10 +57,10 @@ public final class TurnstileDiagnostics {
 
     /** Pings Redis and checks the watchdog and the script cache now (two Redis calls); never throws. */
     public Health health() {
-        boolean watchdog = this.runtime.watchdog().isRunning();
+        boolean watchdog = this.engine.watchdogRunning();
         try {
-            String pong = this.runtime.scripts().call("ping Redis", redis -> redis.ping());
-            int[] scripts = this.runtime.scripts().scriptsLoaded();
+            String pong = this.engine.ping();
+            int[] scripts = this.engine.scriptsLoaded();
             return new Health(watchdog, pong, watchdog, scripts[0], scripts[1], null);
         } catch (RuntimeException e) {
             return new Health(false, null, watchdog, 0, 0, e);
@@ -53,17 +69,17 @@ public final class TurnstileDiagnostics {
 
     /** Returns the prefix every key of this instance starts with. */
     public String keyPrefix() {
-        return this.runtime.keys().prefix();
+        return this.engine.keyPrefix();
     }
 
     /** Returns the locks held in Redis under the prefix now, by any process (SCAN). */
-    public List<LockInspector.HeldLock> heldLocks() {
-        return new LockInspector(this.runtime.scripts().redis()).heldLocks(keyPrefix());
+    public List<HeldLock> heldLocks() {
+        return this.engine.heldLocks();
     }
 
     /** Returns the semaphores with live permits in Redis under the prefix now (SCAN). */
-    public List<LockInspector.SemaphoreState> semaphores() {
-        return new LockInspector(this.runtime.scripts().redis()).semaphores(keyPrefix());
+    public List<SemaphoreState> semaphores() {
+        return this.engine.semaphores();
     }
 
     /**
@@ -71,7 +87,7 @@ public final class TurnstileDiagnostics {
      * version 7 or later, once its version could be read.
      */
     public boolean shardedSignals() {
-        return this.runtime.signalMode().sharded();
+        return this.engine.shardedSignals();
     }
 
     /**
@@ -79,11 +95,11 @@ public final class TurnstileDiagnostics {
      * returns to zero when nobody holds or waits, whatever was locked before.
      */
     public int localLockQueues() {
-        return this.locks.localQueues();
+        return this.engine.localLockQueues();
     }
 
     /** Returns about how many lease renewals and deadline checks are scheduled now. */
     public int scheduledTimers() {
-        return this.runtime.watchdog().scheduledTasks();
+        return this.engine.scheduledTimers();
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.turnstile.redis.lock.RedisLock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,7 +104,7 @@ public abstract class LockContract {
 
     @Test
     void secondAcquireIsRefusedWhileHeld() {
-        RedisLock lock = this.turnstile.lock("busy");
+        NamedLock lock = this.turnstile.lock("busy");
         try (Lease first = lock.acquire(Duration.ZERO, null)) {
             assertThat(lock.tryAcquire()).isEmpty();
             assertThat(lock.isLocked()).isTrue();
@@ -122,7 +121,7 @@ public abstract class LockContract {
 
     @Test
     void secondAcquireWaitsUntilRelease() throws Exception {
-        RedisLock lock = this.turnstile.lock("handoff");
+        NamedLock lock = this.turnstile.lock("handoff");
         Lease first = lock.acquire(Duration.ZERO, null);
         ExecutorService other = Executors.newSingleThreadExecutor();
         try {
@@ -141,7 +140,7 @@ public abstract class LockContract {
 
     @Test
     void releaseIsIdempotentAndOwnerChecked() {
-        RedisLock lock = this.turnstile.lock("idem");
+        NamedLock lock = this.turnstile.lock("idem");
         Lease lease = lock.acquire(Duration.ZERO, Duration.ofSeconds(5));
         assertThat(lease.release()).isTrue();
         assertThat(lease.release()).isFalse();
@@ -152,7 +151,7 @@ public abstract class LockContract {
 
     @Test
     void releaseAfterKeepsTheLockUntilTheHoldHasPassedSinceTheGrantThenItExpires() {
-        RedisLock lock = this.turnstile.lock("report:daily");
+        NamedLock lock = this.turnstile.lock("report:daily");
         long before = System.nanoTime();
         Lease lease = lock.acquire(Duration.ZERO, null); // watchdog lease; the hold is counted from the grant
         assertThat(lease.releaseAfter(Duration.ofMillis(600))).isTrue();
@@ -172,7 +171,7 @@ public abstract class LockContract {
 
     @Test
     void releaseAfterAHoldThatHasAlreadyPassedFreesAtOnceAndZeroIsRelease() {
-        RedisLock lock = this.turnstile.lock("held-long-enough");
+        NamedLock lock = this.turnstile.lock("held-long-enough");
         Lease lease = lock.acquire(Duration.ZERO, Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(2)).until(() -> lease.remaining().compareTo(Duration.ofMillis(4_900)) < 0);
         assertThat(lease.releaseAfter(Duration.ofMillis(50))).isTrue();
@@ -191,7 +190,7 @@ public abstract class LockContract {
 
     @Test
     void releaseAfterNeverHoldsALostLeaseNorTouchesTheNextOwner() {
-        RedisLock lock = this.turnstile.lock("lost-hold");
+        NamedLock lock = this.turnstile.lock("lost-hold");
         Lease stale = lock.acquire(Duration.ZERO, Duration.ofMillis(100));
         await().atMost(Duration.ofSeconds(2)).until(() -> !stale.isHeld());
         await().atMost(Duration.ofSeconds(2)).until(() -> !lock.isLocked());
@@ -205,7 +204,7 @@ public abstract class LockContract {
 
     @Test
     void staleHolderCannotReleaseOrExtendTheNextOwnersLock() {
-        RedisLock lock = this.turnstile.lock("stale");
+        NamedLock lock = this.turnstile.lock("stale");
         Lease stale = lock.acquire(Duration.ZERO, Duration.ofMillis(200));
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> lock.tryAcquire(Duration.ZERO, Duration.ofSeconds(30))
@@ -421,7 +420,7 @@ public abstract class LockContract {
                 .fenceRetention(Duration.ofMillis(100))
                 .build();
         try {
-            RedisLock lock = shortFence.lock("fence");
+            NamedLock lock = shortFence.lock("fence");
             long first = lock.acquire(Duration.ZERO, Duration.ofMillis(50)).fencingToken();
             long afterExpiry;
             try (Lease lease = lock.acquire(Duration.ofSeconds(5), null)) {

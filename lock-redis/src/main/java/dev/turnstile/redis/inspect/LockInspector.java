@@ -1,6 +1,8 @@
 package dev.turnstile.redis.inspect;
 
-import dev.turnstile.redis.support.RedisKeys;
+import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
+import dev.turnstile.redis.TurnstileDiagnostics.SemaphoreState;
+import dev.turnstile.redis.internal.RedisKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,25 +44,6 @@ public final class LockInspector {
      * @param type its Redis type
      */
     public record KeyWithoutTtl(String key, String type) {}
-
-    /**
-     * A held Turnstile lock.
-     *
-     * @param name the lock name
-     * @param key the Redis key
-     * @param owner the owner token
-     * @param remaining time to live
-     */
-    public record HeldLock(String name, String key, String owner, Duration remaining) {}
-
-    /**
-     * A Turnstile semaphore with live permits.
-     *
-     * @param name the semaphore name
-     * @param key the holders ZSET
-     * @param holders the permit ids, earliest expiry first
-     */
-    public record SemaphoreState(String name, String key, List<String> holders) {}
 
     /** Returns the keys matching {@code pattern} (e.g. {@code "*lock*"}) that have no TTL. */
     public List<KeyWithoutTtl> keysWithoutTtl(String pattern) {

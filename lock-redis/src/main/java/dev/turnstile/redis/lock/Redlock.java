@@ -2,15 +2,14 @@ package dev.turnstile.redis.lock;
 
 import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.LockFactory;
-import dev.turnstile.redis.inspect.LockInspector;
-import dev.turnstile.redis.support.Arguments;
-import dev.turnstile.redis.support.TurnstileRuntime;
-import dev.turnstile.redis.support.TurnstileSettings;
+import dev.turnstile.redis.NamedLock;
+import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
+import dev.turnstile.redis.internal.Arguments;
+import dev.turnstile.redis.internal.RedlockEngine;
+import dev.turnstile.redis.internal.TurnstileOptions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.UnifiedJedis;
@@ -53,30 +52,16 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class Redlock implements LockFactory, AutoCloseable {
 
-    private final List<UnifiedJedis> masters;
-    private final TurnstileRuntime runtime;
-    private final RedlockNodes nodes;
-    private final Duration nodeTimeout;
-    private final int attempts;
-    private final Duration retryDelay;
+    private final RedlockEngine engine;
 
     private Redlock(Builder builder) {
-        this.masters = List.copyOf(builder.masters);
-        this.runtime = new TurnstileRuntime(
-                this.masters.get(0),
-                TurnstileSettings.of(builder.keyPrefix, builder.defaultLease, builder.fenceRetention),
-                1,
-                builder.listeners);
-        this.nodes = new RedlockNodes(
-                this.masters,
-                builder.names != null
-                        ? builder.names
-                        : java.util.stream.IntStream.range(0, this.masters.size())
-                                .mapToObj(i -> "#" + i)
-                                .toList());
-        this.nodeTimeout = builder.nodeTimeout;
-        this.attempts = builder.attempts;
-        this.retryDelay = builder.retryDelay;
+        this.engine = new RedlockEngine(
+                builder.masters,
+                builder.names,
+                builder.options.build(),
+                builder.nodeTimeout,
+                builder.attempts,
+                builder.retryDelay);
     }
 
     /** Redlock over {@code masters} with the defaults; at least three masters, an odd number advised. */
@@ -95,7 +80,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is null or blank
      */
     @Override
-    public RedlockLock lock(String name) {
+    public NamedLock lock(String name) {
         return lock(List.of(Arguments.requireName(name, "name")));
     }
 
@@ -106,13 +91,8 @@ public final class Redlock implements LockFactory, AutoCloseable {
      * @throws IllegalArgumentException if there is no name, or one is null or blank
      */
     @Override
-    public RedlockLock lock(Collection<String> names) {
-        if (names == null || names.isEmpty()) {
-            throw new IllegalArgumentException("'names' must hold at least one lock name but was " + names);
-        }
-        names.forEach(name -> Arguments.requireName(name, "name"));
-        this.runtime.requireOpen();
-        return new RedlockLock(this, List.copyOf(names));
+    public NamedLock lock(Collection<String> names) {
+        return this.engine.lock(names);
     }
 
     /**
@@ -120,78 +100,34 @@ public final class Redlock implements LockFactory, AutoCloseable {
      * (for operators; SCAN, not for hot paths): one entry per lock and owner, with the shortest
      * time to live among the masters that hold it. Masters that do not answer are left out.
      */
-    public List<LockInspector.HeldLock> heldLocks() {
-        Map<String, List<LockInspector.HeldLock>> byOwner = new java.util.LinkedHashMap<>();
-        for (UnifiedJedis master : this.masters) {
-            try {
-                for (LockInspector.HeldLock lock :
-                        new LockInspector(master).heldLocks(this.runtime.keys().prefix())) {
-                    byOwner.computeIfAbsent(lock.name() + "\u0000" + lock.owner(), key -> new ArrayList<>())
-                            .add(lock);
-                }
-            } catch (RuntimeException unreachable) {
-                // a master that does not answer holds nothing we can show
-            }
-        }
-        return byOwner.values().stream()
-                .filter(copies -> copies.size() >= quorum())
-                .map(copies -> copies.stream()
-                        .min(java.util.Comparator.comparing(LockInspector.HeldLock::remaining))
-                        .orElseThrow())
-                .toList();
+    public List<HeldLock> heldLocks() {
+        return this.engine.heldLocks();
     }
 
     /** Returns the number of masters. */
     public int masterCount() {
-        return this.masters.size();
+        return this.engine.masterCount();
     }
 
     /** Returns how many masters must grant a lock: a majority. */
     public int quorum() {
-        return this.masters.size() / 2 + 1;
+        return this.engine.quorum();
     }
 
-    List<UnifiedJedis> masters() {
-        return this.masters;
-    }
-
-    TurnstileRuntime runtime() {
-        return this.runtime;
-    }
-
-    RedlockNodes nodes() {
-        return this.nodes;
-    }
-
-    Duration nodeTimeout() {
-        return this.nodeTimeout;
-    }
-
-    int attempts() {
-        return this.attempts;
-    }
-
-    Duration retryDelay() {
-        return this.retryDelay;
-    }
-
+    /** Stops the watchdog and the masters' pools; the clients stay open (they are the caller's). */
     @Override
     public void close() {
-        this.runtime.close();
-        this.nodes.close();
+        this.engine.close();
     }
 
     /** Options of a {@link Redlock}. */
     public static final class Builder {
 
         private final List<UnifiedJedis> masters;
-        private String keyPrefix = "turnstile";
-        private Duration defaultLease = Duration.ofSeconds(30);
-        private Duration fenceRetention = Duration.ofSeconds(10);
+        private final TurnstileOptions.Builder options = TurnstileOptions.builder();
         private Duration nodeTimeout = Duration.ofMillis(50);
         private int attempts = 3;
         private Duration retryDelay = Duration.ofMillis(200);
-        private final List<LeaseListener> listeners = new ArrayList<>();
         private @Nullable List<String> names;
 
         private Builder(List<? extends UnifiedJedis> masters) {
@@ -203,21 +139,24 @@ public final class Redlock implements LockFactory, AutoCloseable {
             this.masters = List.copyOf(masters);
         }
 
-        /** Namespace of every key, {@code "turnstile"} by default. */
+        /**
+         * Namespace of every key, {@code "turnstile"} by default; no trailing colon, no braces (as
+         * {@code Turnstile.Builder.keyPrefix}).
+         */
         public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = Arguments.requireName(keyPrefix, "keyPrefix");
+            this.options.keyPrefix(keyPrefix);
             return this;
         }
 
         /** Lease when none is given, renewed by the watchdog on a majority; 30 s by default. */
         public Builder defaultLease(Duration defaultLease) {
-            this.defaultLease = Arguments.requireLease(defaultLease, "defaultLease");
+            this.options.defaultLease(defaultLease);
             return this;
         }
 
         /** How long a fencing counter is kept on each master after the lease it was set with ends; 10 s by default. */
         public Builder fenceRetention(Duration fenceRetention) {
-            this.fenceRetention = Arguments.requirePositive(fenceRetention, "fenceRetention");
+            this.options.fenceRetention(fenceRetention);
             return this;
         }
 
@@ -263,7 +202,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
 
         /** Adds a listener that hears every lost lease. */
         public Builder listener(LeaseListener listener) {
-            this.listeners.add(Objects.requireNonNull(listener, "'listener' must not be null"));
+            this.options.listener(listener);
             return this;
         }
 

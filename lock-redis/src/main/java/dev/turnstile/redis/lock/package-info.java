@@ -1,4 +1,7 @@
-/** Locks: one name or several, all-or-nothing, with leases, watchdog renewal and fencing tokens. */
+/**
+ * Redlock: one lock over N independent Redis masters, granted by a majority. The locks of one
+ * Redis deployment come from {@link dev.turnstile.redis.Turnstile#lock}.
+ */
 @NullMarked
 package dev.turnstile.redis.lock;
 

@@ -2,17 +2,9 @@ package dev.turnstile.redis.semaphore;
 
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.SemaphoreFullException;
-import dev.turnstile.redis.support.Acquisition;
-import dev.turnstile.redis.support.Arguments;
-import dev.turnstile.redis.support.LuaScript;
-import dev.turnstile.redis.support.RedisKeys;
-import dev.turnstile.redis.support.TurnstileRuntime;
-import dev.turnstile.redis.support.WaitLoop;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,56 +25,19 @@ import org.jspecify.annotations.Nullable;
  * <p>Every process must use the same limit for one name: the limit is checked against the
  * caller's value at each acquire, not stored.
  */
-public final class RedisSemaphore {
-
-    /** How long a fair waiter keeps its place without calling again (it calls at least every 1.7 s). */
-    private static final Duration WAITER_TTL = Duration.ofSeconds(5);
-
-    private final TurnstileRuntime runtime;
-    private final String name;
-    private final int limit;
-    private final boolean fair;
-
-    private RedisSemaphore(TurnstileRuntime runtime, String name, int limit, boolean fair) {
-        this.runtime = runtime;
-        this.name = name;
-        this.limit = limit;
-        this.fair = fair;
-    }
-
-    /**
-     * Internal: use {@code Turnstile.semaphore(name, limit)}.
-     *
-     * @throws IllegalArgumentException if {@code name} is null or blank or {@code limit} is below 1
-     */
-    public static RedisSemaphore of(TurnstileRuntime runtime, String name, int limit) {
-        Arguments.requireName(name, "name");
-        if (limit < 1) {
-            throw new IllegalArgumentException(
-                    "'limit' of semaphore '" + name + "' must be at least 1 but was " + limit);
-        }
-        return new RedisSemaphore(runtime, name, limit, false);
-    }
+public interface RedisSemaphore {
 
     /** Returns a handle on the same semaphore whose waiters are served in arrival order. */
-    public RedisSemaphore fair() {
-        return new RedisSemaphore(this.runtime, this.name, this.limit, true);
-    }
+    RedisSemaphore fair();
 
     /** Returns the semaphore's name. */
-    public String name() {
-        return this.name;
-    }
+    String name();
 
     /** Returns the most permits held at once. */
-    public int limit() {
-        return this.limit;
-    }
+    int limit();
 
     /** Returns whether this handle serves waiters in arrival order. */
-    public boolean isFair() {
-        return this.fair;
-    }
+    boolean isFair();
 
     /**
      * Tries once, without waiting, for a permit under the watchdog: one Redis call. In fair mode a
@@ -91,7 +46,7 @@ public final class RedisSemaphore {
      * @return the permit, or empty if all permits are held
      * @throws RedisUnavailableException if Redis cannot be reached
      */
-    public Optional<Permit> tryAcquire() {
+    default Optional<Permit> tryAcquire() {
         return tryAcquire(Duration.ZERO, null);
     }
 
@@ -108,22 +63,7 @@ public final class RedisSemaphore {
      *     stays set); a grant that raced the interrupt is released
      * @throws RedisUnavailableException if Redis cannot be reached
      */
-    public Optional<Permit> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
-        Arguments.requireNonNegative(wait, "wait");
-        Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
-        this.runtime.requireOpen();
-        long start = System.nanoTime();
-        boolean waits = !wait.isZero();
-        String id = this.runtime.newOwnerToken();
-        return Optional.ofNullable(Acquisition.await(
-                this.runtime.signals(),
-                keys().semaphoreChannel(this.name),
-                start + wait.toNanos(),
-                0,
-                () -> attempt(id, lease, waits),
-                () -> leaveQueue(id),
-                () -> interrupted(start)));
-    }
+    Optional<Permit> tryAcquire(Duration wait, @Nullable Duration leaseTime);
 
     /**
      * Acquires a permit like {@link #tryAcquire(Duration, Duration)}, but throws when none is free
@@ -131,147 +71,26 @@ public final class RedisSemaphore {
      *
      * @throws SemaphoreFullException naming the semaphore, its limit and the time waited
      */
-    public Permit acquire(Duration wait, @Nullable Duration leaseTime) {
+    default Permit acquire(Duration wait, @Nullable Duration leaseTime) {
         long start = System.nanoTime();
         return tryAcquire(wait, leaseTime)
-                .orElseThrow(() ->
-                        SemaphoreFullException.of(this.name, this.limit, Duration.ofNanos(System.nanoTime() - start)));
+                .orElseThrow(
+                        () -> SemaphoreFullException.of(name(), limit(), Duration.ofNanos(System.nanoTime() - start)));
     }
 
-    /** Returns how many permits are free now (expired permits do not count as held). */
-    public int availablePermits() {
-        return Math.max(0, this.limit - holders().size());
+    /**
+     * Returns how many permits are free now (expired permits do not count as held).
+     *
+     * @throws RedisUnavailableException if Redis cannot be reached
+     */
+    default int availablePermits() {
+        return Math.max(0, limit() - holders().size());
     }
 
-    /** Returns the live permits, as Redis sees them after pruning expired ones. */
-    public List<PermitHolder> holders() {
-        List<?> reply = (List<?>) this.runtime
-                .scripts()
-                .eval(
-                        SemaphoreScripts.HOLDERS,
-                        "read semaphore '" + this.name + "'",
-                        List.of(keys().semaphore(this.name)),
-                        List.of());
-        long now = Long.parseLong((String) reply.get(0));
-        List<PermitHolder> holders = new ArrayList<>();
-        for (int i = 1; i + 1 < reply.size(); i += 2) {
-            long expiry = Long.parseLong((String) reply.get(i + 1));
-            holders.add(new PermitHolder((String) reply.get(i), Duration.ofMillis(Math.max(0, expiry - now))));
-        }
-        return holders;
-    }
-
-    @Override
-    public String toString() {
-        return "RedisSemaphore['" + this.name + "', limit " + this.limit + (this.fair ? ", fair" : "") + "]";
-    }
-
-    private WaitLoop.Outcome<PermitLease> attempt(String id, @Nullable Duration leaseTime, boolean staysQueued) {
-        Duration lease = leaseTime != null ? leaseTime : this.runtime.settings().defaultLease();
-        long sent = System.nanoTime();
-        List<?> reply;
-        try {
-            reply = (List<?>) (this.fair ? runFair(id, lease, staysQueued) : runUnfair(id, lease));
-        } catch (RuntimeException e) {
-            // Unreachable, or a script that failed part-way: free what it may have granted.
-            releaseQuietly(id);
-            throw e;
-        }
-        long status = (Long) reply.get(0);
-        long value = (Long) reply.get(1);
-        if (status == 1) {
-            return WaitLoop.Outcome.granted(new PermitLease(
-                    this.runtime, this.name, id, value, (Long) reply.get(2), lease, leaseTime == null, sent));
-        }
-        long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
-        // A fair waiter with others ahead sleeps through the releases that go to them.
-        return reply.size() > 2
-                ? WaitLoop.Outcome.queued(hint, (Long) reply.get(2), WAITER_TTL.toNanos() / 3)
-                : WaitLoop.Outcome.busy(hint);
-    }
-
-    private Object runUnfair(String id, Duration lease) {
-        return run(
-                SemaphoreScripts.ACQUIRE,
-                "acquire a permit of semaphore '" + this.name + "'",
-                List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name)),
-                List.of(
-                        id,
-                        Integer.toString(this.limit),
-                        Long.toString(lease.toMillis()),
-                        this.runtime.settings().fenceTtlMillis(lease)));
-    }
-
-    private Object runFair(String id, Duration lease, boolean staysQueued) {
-        return run(
-                SemaphoreScripts.ACQUIRE_FAIR,
-                "acquire a permit of fair semaphore '" + this.name + "'",
-                List.of(
-                        keys().semaphore(this.name),
-                        keys().semaphoreFence(this.name),
-                        keys().semaphoreQueue(this.name),
-                        keys().semaphoreQueueAlive(this.name),
-                        keys().semaphoreTicket(this.name)),
-                List.of(
-                        id,
-                        Integer.toString(this.limit),
-                        Long.toString(lease.toMillis()),
-                        this.runtime.settings().fenceTtlMillis(lease),
-                        Long.toString(WAITER_TTL.toMillis()),
-                        staysQueued ? "1" : "0",
-                        keys().semaphoreChannel(this.name),
-                        this.runtime.signalMode().publishCommand()));
-    }
-
-    /** Runs an acquire script; with {@code minReplicas}, a grant must reach the replicas or is released. */
-    private Object run(LuaScript script, String operation, List<String> keys, List<String> args) {
-        return this.runtime
-                .scripts()
-                .evalGranting(
-                        script,
-                        operation,
-                        keys,
-                        args,
-                        "A permit of semaphore '" + this.name + "'",
-                        () -> releaseQuietly(args.get(0)));
-    }
-
-    /** A fair waiter that gives up must not keep its place at the head of the queue. */
-    private void leaveQueue(String id) {
-        if (!this.fair) {
-            return;
-        }
-        try {
-            this.runtime
-                    .scripts()
-                    .eval(
-                            SemaphoreScripts.LEAVE_QUEUE,
-                            "leave the queue of semaphore '" + this.name + "'",
-                            List.of(keys().semaphoreQueue(this.name), keys().semaphoreQueueAlive(this.name)),
-                            List.of(
-                                    id,
-                                    keys().semaphoreChannel(this.name),
-                                    this.runtime.signalMode().publishCommand()));
-        } catch (RuntimeException ignored) {
-            // unreachable: the place expires after the waiter ttl
-        }
-    }
-
-    /** The call may have reached Redis before it failed: free what it may have granted, if we can. */
-    private void releaseQuietly(String id) {
-        try {
-            PermitLease.release(this.runtime, this.name, id);
-        } catch (RuntimeException ignored) {
-            // still unreachable: the permit, if granted, expires by its lease
-        }
-    }
-
-    private SemaphoreFullException interrupted(long start) {
-        Thread.currentThread().interrupt();
-        return SemaphoreFullException.interrupted(this.name, this.limit, Duration.ofNanos(System.nanoTime() - start));
-    }
-
-    private RedisKeys keys() {
-        return this.runtime.keys();
-    }
+    /**
+     * Returns the live permits, as Redis sees them after pruning expired ones.
+     *
+     * @throws RedisUnavailableException if Redis cannot be reached
+     */
+    List<PermitHolder> holders();
 }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseLostEvent;
+import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.test.redis.ChildJvm;
 import dev.turnstile.test.redis.RedisServerExtension;
@@ -133,7 +134,7 @@ class CohortIntegrationTests {
 
     @Test
     void aLeaseLostWhileOthersQueueIsNotPassedOnAndItsKeyIsFreedForTheNext() throws Exception {
-        RedisLock lock = this.turnstile.lock("lost-in-cohort");
+        NamedLock lock = this.turnstile.lock("lost-in-cohort");
         Lease first = lock.acquire(Duration.ZERO, null); // watchdog: the key lives 30 s
         Future<Lease> shortLease = queueBehind(lock, Duration.ofMillis(300), 1);
         Future<Lease> next = queueBehind(lock, null, 2);
@@ -168,7 +169,7 @@ class CohortIntegrationTests {
 
     @Test
     void aPassedOnLeaseCountsFromTheKeysExpiryUntilItIsToppedUp() throws Exception {
-        RedisLock lock = this.turnstile.lock("until-topped-up");
+        NamedLock lock = this.turnstile.lock("until-topped-up");
         Lease first = lock.acquire(Duration.ZERO, Duration.ofMillis(900));
         Future<Lease> longer = queueBehind(lock, Duration.ofSeconds(5), 1);
         // Redis frozen: the hand-off needs no Redis, but the top-up cannot reach it.
@@ -191,7 +192,7 @@ class CohortIntegrationTests {
 
     @Test
     void aPassedOnLeaseIsToppedUpToItsOwnLeaseOffTheAcquiringPath() throws Exception {
-        RedisLock lock = this.turnstile.lock("topped-up");
+        NamedLock lock = this.turnstile.lock("topped-up");
         Lease first = lock.acquire(Duration.ZERO, Duration.ofMillis(900));
         Future<Lease> longer = queueBehind(lock, Duration.ofSeconds(5), 1);
         first.release();
@@ -239,7 +240,7 @@ class CohortIntegrationTests {
                         .build();
                 JedisPooled elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile elsewhere = Turnstile.builder(elsewhereClient).build()) {
-            RedisLock lock = withoutCohort.lock(name);
+            NamedLock lock = withoutCohort.lock(name);
             Lease first = lock.acquire(Duration.ZERO, null);
             Future<Lease> next = queueBehind(lock, null, 1);
             // Another process waits on the release channel; told of the release, it needs 2 ms to
@@ -272,7 +273,7 @@ class CohortIntegrationTests {
         String name = "late-wake";
         try (JedisPooled elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile elsewhere = Turnstile.builder(elsewhereClient).build()) {
-            RedisLock lock = this.turnstile.lock(name);
+            NamedLock lock = this.turnstile.lock(name);
             // The holder's fixed lease of 1 s may be passed on with 100 ms left; the next thread asks
             // for the default 30 s lease and wants 1 s of the grant: it gives the grant back to Redis.
             Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(1));
@@ -324,7 +325,7 @@ class CohortIntegrationTests {
     }
 
     /** Starts a thread that acquires {@code lock} for {@code lease}, once it queues as the {@code position}th waiter. */
-    private Future<Lease> queueBehind(RedisLock lock, @org.jspecify.annotations.Nullable Duration lease, int position) {
+    private Future<Lease> queueBehind(NamedLock lock, @org.jspecify.annotations.Nullable Duration lease, int position) {
         Future<Lease> waiter = this.threads.submit(() -> lock.acquire(Duration.ofSeconds(10), lease));
         awaitQueued(position);
         return waiter;
@@ -339,7 +340,7 @@ class CohortIntegrationTests {
         return Thread.getAllStackTraces().entrySet().stream()
                 .filter(entry -> entry.getKey().getState() == Thread.State.TIMED_WAITING)
                 .filter(entry -> Arrays.stream(entry.getValue())
-                        .anyMatch(frame -> frame.getClassName().startsWith(LocalGates.class.getName())))
+                        .anyMatch(frame -> frame.getClassName().startsWith("dev.turnstile.redis.internal.LocalGates")))
                 .count();
     }
 

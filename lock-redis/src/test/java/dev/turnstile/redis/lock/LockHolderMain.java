@@ -1,6 +1,7 @@
 package dev.turnstile.redis.lock;
 
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.Turnstile;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -126,7 +127,7 @@ public final class LockHolderMain {
 
         private CounterWork() {}
 
-        static List<long[]> run(RedisLock lock, JedisPooled redis, String counterKey, int threads, int increments)
+        static List<long[]> run(NamedLock lock, JedisPooled redis, String counterKey, int threads, int increments)
                 throws Exception {
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             List<Future<List<long[]>>> results = new ArrayList<>();

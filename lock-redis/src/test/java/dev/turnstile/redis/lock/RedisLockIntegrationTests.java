@@ -7,7 +7,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseLostEvent;
+import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.internal.LockScriptsAccess;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -110,7 +112,7 @@ class RedisLockIntegrationTests {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> this.turnstile.lock(List.of()))
                 .withMessageContaining("at least one lock name");
-        RedisLock lock = this.turnstile.lock("input");
+        NamedLock lock = this.turnstile.lock("input");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> lock.tryAcquire(Duration.ofSeconds(-1), null))
                 .withMessage("'wait' must be zero or positive but was PT-1S");
@@ -129,7 +131,7 @@ class RedisLockIntegrationTests {
 
     @Test
     void absurdDurationsAndEmptyHashTagsAreRejectedBeforeAnythingIsGranted() {
-        RedisLock lock = this.turnstile.lock("huge");
+        NamedLock lock = this.turnstile.lock("huge");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> lock.tryAcquire(Duration.ZERO, Duration.ofDays(365_000)))
                 .withMessageContaining("at most 365 days");
@@ -146,10 +148,10 @@ class RedisLockIntegrationTests {
     void retriedAcquireWhoseReplyWasLostGetsItsOwnGrantWithANewToken() {
         java.util.List<String> keys = List.of("turnstile:lock:{retry}", "turnstile:fence:{retry}");
         java.util.List<String> args = List.of("owner-1", "30000", "60000");
-        List<?> first = (List<?>) LockScripts.ACQUIRE.run(this.client, keys, args);
-        List<?> retried = (List<?>) LockScripts.ACQUIRE.run(this.client, keys, args);
+        List<?> first = (List<?>) LockScriptsAccess.acquire(this.client, keys, args);
+        List<?> retried = (List<?>) LockScriptsAccess.acquire(this.client, keys, args);
         List<?> someoneElse =
-                (List<?>) LockScripts.ACQUIRE.run(this.client, keys, List.of("owner-2", "30000", "60000"));
+                (List<?>) LockScriptsAccess.acquire(this.client, keys, List.of("owner-2", "30000", "60000"));
         assertThat(first.get(0)).isEqualTo(1L);
         assertThat(retried.get(0)).isEqualTo(1L);
         assertThat((Long) retried.get(1)).isGreaterThan((Long) first.get(1));
@@ -190,9 +192,9 @@ class RedisLockIntegrationTests {
     /** Runs the acquire and release scripts on lock {@code name}; returns what the release returned. */
     private Object acquireAndRelease(String name) {
         String key = "turnstile:lock:{" + name + "}";
-        LockScripts.ACQUIRE.run(
+        LockScriptsAccess.acquire(
                 this.client, List.of(key, "turnstile:fence:{" + name + "}"), List.of("owner-1", "30000", "60000"));
-        return LockScripts.RELEASE.run(
+        return LockScriptsAccess.release(
                 this.client, List.of(key), List.of("owner-1", "turnstile:free:{" + name + "}", "PUBLISH"));
     }
 

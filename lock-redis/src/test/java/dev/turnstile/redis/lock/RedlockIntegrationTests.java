@@ -69,6 +69,21 @@ class RedlockIntegrationTests {
     }
 
     @Test
+    void refusesTheKeyPrefixesTurnstileRefuses() {
+        for (String prefix : List.of("a:", "a{b}", "}", " ")) {
+            org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                    .as("keyPrefix '%s'", prefix)
+                    .isThrownBy(() -> Redlock.builder(this.clients).keyPrefix(prefix))
+                    .withMessageContaining("'keyPrefix'");
+            org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                    .as("keyPrefix '%s'", prefix)
+                    .isThrownBy(() -> dev.turnstile.redis.Turnstile.builder(this.clients.get(0))
+                            .keyPrefix(prefix))
+                    .withMessageContaining("'keyPrefix'");
+        }
+    }
+
+    @Test
     void acquiresWithTwoOfFiveMastersDown() {
         masters.get(3).kill();
         masters.get(4).kill();

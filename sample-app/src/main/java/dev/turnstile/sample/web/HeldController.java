@@ -2,7 +2,7 @@ package dev.turnstile.sample.web;
 
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.TurnstileDiagnostics;
-import dev.turnstile.redis.inspect.LockInspector;
+import dev.turnstile.redis.TurnstileDiagnostics.SemaphoreState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -60,7 +60,7 @@ public class HeldController {
     public Held held() {
         TurnstileDiagnostics diagnostics = this.turnstile.diagnostics();
         List<HeldLock> locks = new ArrayList<>();
-        for (LockInspector.HeldLock lock : diagnostics.heldLocks()) {
+        for (TurnstileDiagnostics.HeldLock lock : diagnostics.heldLocks()) {
             locks.add(new HeldLock(lock.name(), lock.owner(), lock.remaining().toMillis()));
         }
         locks.sort(Comparator.comparing(HeldLock::name));
@@ -68,7 +68,7 @@ public class HeldController {
         try (Jedis conn = this.pool.getResource()) {
             List<String> time = conn.time();
             long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
-            for (LockInspector.SemaphoreState semaphore : diagnostics.semaphores()) {
+            for (SemaphoreState semaphore : diagnostics.semaphores()) {
                 List<HeldPermit> permits = new ArrayList<>();
                 for (Tuple permit : conn.zrangeByScoreWithScores(semaphore.key(), now, Double.POSITIVE_INFINITY)) {
                     permits.add(new HeldPermit(permit.getElement(), (long) permit.getScore() - now));

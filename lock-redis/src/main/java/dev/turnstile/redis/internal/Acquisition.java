@@ -1,0 +1,67 @@
+package dev.turnstile.redis.internal;
+
+import dev.turnstile.redis.TurnstileException;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The acquisition sequence shared by locks and semaphores, after the local gate: wait for a grant
+ * ({@link WaitLoop}), start the lease, and clean up on every way out: no grant in time, an interrupt
+ * (the grant that raced it is released), or a failure. The replica check happens in the grant
+ * itself ({@link ScriptRunner#evalGranting}).
+ */
+final class Acquisition {
+
+    private Acquisition() {}
+
+    /**
+     * Waits for a grant until {@code deadlineNanos} and starts it.
+     *
+     * @param courtesyNanos how long to wait for a release signal before the first try (0: none)
+     * @param giveUp run when no lease comes out of the wait: no grant in time, an interrupt, a failure
+     * @param interrupted the exception for an interrupted thread (which keeps its interrupt flag)
+     * @return the started lease, or null if the deadline passed first
+     */
+    public static <L extends ManagedLease> @Nullable L await(
+            ReleaseSignals signals,
+            String channel,
+            long deadlineNanos,
+            long courtesyNanos,
+            WaitLoop.Attempt<L> attempt,
+            Runnable giveUp,
+            Supplier<? extends TurnstileException> interrupted) {
+        L lease;
+        try {
+            lease = WaitLoop.acquire(signals, channel, deadlineNanos, courtesyNanos, attempt);
+        } catch (InterruptedException e) {
+            giveUp.run();
+            throw interrupted.get();
+        } catch (RuntimeException e) {
+            giveUp.run();
+            throw e;
+        }
+        if (lease == null) {
+            giveUp.run();
+            return null;
+        }
+        return start(lease, interrupted);
+    }
+
+    /**
+     * Starts a granted lease (from here on it owns what the acquisition held, and gives it up when it
+     * ends); a lease granted to a thread that was interrupted meanwhile is released.
+     */
+    public static <L extends ManagedLease> L start(L lease, Supplier<? extends TurnstileException> interrupted) {
+        try {
+            lease.start();
+        } catch (RuntimeException e) {
+            lease.close();
+            throw e;
+        }
+        if (Thread.currentThread().isInterrupted()) {
+            lease.close();
+            throw interrupted.get();
+        }
+        return lease;
+    }
+}

@@ -1,0 +1,64 @@
+package dev.turnstile.redis.internal;
+
+import dev.turnstile.redis.Lease;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Takes several names of one lock within one wait, in sorted order, all or nothing: the names
+ * taken are released (in reverse order) when a later one cannot be taken or the attempt fails.
+ * Shared by the one-deployment lock and Redlock.
+ */
+final class AllOrNothing {
+
+    private AllOrNothing() {}
+
+    /** Takes one name, waiting until the shared deadline. */
+    @FunctionalInterface
+    interface OneName {
+
+        Optional<Lease> acquire(String name, long startNanos, long deadlineNanos);
+    }
+
+    /**
+     * @param names the names, sorted
+     * @return one lease over every name (the name's own lease when there is one), or empty
+     */
+    static Optional<Lease> acquire(List<String> names, long startNanos, long deadlineNanos, OneName one) {
+        if (names.size() == 1) {
+            return one.acquire(names.get(0), startNanos, deadlineNanos);
+        }
+        while (true) {
+            List<Lease> taken = new ArrayList<>(names.size());
+            try {
+                for (String name : names) {
+                    Optional<Lease> lease = one.acquire(name, startNanos, deadlineNanos);
+                    if (lease.isEmpty()) {
+                        releaseAll(taken);
+                        return Optional.empty();
+                    }
+                    taken.add(lease.get());
+                }
+            } catch (RuntimeException e) {
+                releaseAll(taken);
+                throw e;
+            }
+            // A name taken first may have been lost while a later one was waited for: never hand out
+            // a lease that is not held on every name. Start again while the wait lasts.
+            if (taken.stream().allMatch(Lease::isHeld)) {
+                return Optional.of(new MultiLease(taken));
+            }
+            releaseAll(taken);
+            if (deadlineNanos - System.nanoTime() <= 0) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    private static void releaseAll(List<Lease> taken) {
+        for (int i = taken.size() - 1; i >= 0; i--) {
+            taken.get(i).close();
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package dev.turnstile.redis.internal;
+
+import dev.turnstile.redis.LeaseKind;
+import dev.turnstile.redis.SemaphoreFullException;
+import dev.turnstile.redis.semaphore.Permit;
+import dev.turnstile.redis.semaphore.PermitHolder;
+import dev.turnstile.redis.semaphore.RedisSemaphore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/** The counting semaphore on one Redis deployment: {@link RedisSemaphore}'s implementation. */
+final class CountingSemaphore implements RedisSemaphore {
+
+    /** How long a fair waiter keeps its place without calling again (it calls at least every 1.7 s). */
+    private static final Duration WAITER_TTL = Duration.ofSeconds(5);
+
+    private final RedisDeployment deployment;
+    private final String name;
+    private final int limit;
+    private final boolean fair;
+
+    private CountingSemaphore(RedisDeployment deployment, String name, int limit, boolean fair) {
+        this.deployment = deployment;
+        this.name = name;
+        this.limit = limit;
+        this.fair = fair;
+    }
+
+    /**
+     * The semaphore {@code name} with at most {@code limit} permits.
+     *
+     * @throws IllegalArgumentException if {@code name} is null or blank or {@code limit} is below 1
+     */
+    static CountingSemaphore of(RedisDeployment deployment, String name, int limit) {
+        Arguments.requireName(name, "name");
+        if (limit < 1) {
+            throw new IllegalArgumentException(
+                    "'limit' of semaphore '" + name + "' must be at least 1 but was " + limit);
+        }
+        return new CountingSemaphore(deployment, name, limit, false);
+    }
+
+    @Override
+    public RedisSemaphore fair() {
+        return new CountingSemaphore(this.deployment, this.name, this.limit, true);
+    }
+
+    @Override
+    public String name() {
+        return this.name;
+    }
+
+    @Override
+    public int limit() {
+        return this.limit;
+    }
+
+    @Override
+    public boolean isFair() {
+        return this.fair;
+    }
+
+    @Override
+    public Optional<Permit> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
+        Arguments.requireNonNegative(wait, "wait");
+        Duration fixed = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
+        this.deployment.leases().requireOpen();
+        long start = System.nanoTime();
+        boolean waits = !wait.isZero();
+        String id = this.deployment.leases().newOwnerToken();
+        ManagedLease lease = Acquisition.await(
+                this.deployment.signals(),
+                keys().semaphoreChannel(this.name),
+                start + wait.toNanos(),
+                0,
+                () -> attempt(id, fixed, waits),
+                () -> leaveQueue(id),
+                () -> interrupted(start));
+        return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
+    }
+
+    @Override
+    public List<PermitHolder> holders() {
+        List<?> reply = (List<?>) this.deployment
+                .scripts()
+                .eval(
+                        SemaphoreScripts.HOLDERS,
+                        "read semaphore '" + this.name + "'",
+                        List.of(keys().semaphore(this.name)),
+                        List.of());
+        long now = Long.parseLong((String) reply.get(0));
+        List<PermitHolder> holders = new ArrayList<>();
+        for (int i = 1; i + 1 < reply.size(); i += 2) {
+            long expiry = Long.parseLong((String) reply.get(i + 1));
+            holders.add(new PermitHolder((String) reply.get(i), Duration.ofMillis(Math.max(0, expiry - now))));
+        }
+        return holders;
+    }
+
+    @Override
+    public String toString() {
+        return "RedisSemaphore['" + this.name + "', limit " + this.limit + (this.fair ? ", fair" : "") + "]";
+    }
+
+    private WaitLoop.Outcome<ManagedLease> attempt(String id, @Nullable Duration leaseTime, boolean staysQueued) {
+        Duration lease =
+                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
+        long sent = System.nanoTime();
+        List<?> reply;
+        try {
+            reply = (List<?>) (this.fair ? runFair(id, lease, staysQueued) : runUnfair(id, lease));
+        } catch (RuntimeException e) {
+            // Unreachable, or a script that failed part-way: free what it may have granted.
+            releaseQuietly(id);
+            throw e;
+        }
+        long status = (Long) reply.get(0);
+        long value = (Long) reply.get(1);
+        if (status == 1) {
+            return WaitLoop.Outcome.granted(ManagedLease.granted(
+                    this.deployment.leases(),
+                    LeaseKind.SEMAPHORE,
+                    this.name,
+                    value,
+                    lease,
+                    leaseTime == null,
+                    sent,
+                    new PermitGrant(this.deployment, this.name, id, (Long) reply.get(2)),
+                    LocalPlace.NONE));
+        }
+        long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
+        // A fair waiter with others ahead sleeps through the releases that go to them.
+        return reply.size() > 2
+                ? WaitLoop.Outcome.queued(hint, (Long) reply.get(2), WAITER_TTL.toNanos() / 3)
+                : WaitLoop.Outcome.busy(hint);
+    }
+
+    private Object runUnfair(String id, Duration lease) {
+        return run(
+                SemaphoreScripts.ACQUIRE,
+                "acquire a permit of semaphore '" + this.name + "'",
+                List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name)),
+                List.of(
+                        id,
+                        Integer.toString(this.limit),
+                        Long.toString(lease.toMillis()),
+                        this.deployment.options().fenceTtlMillis(lease)));
+    }
+
+    private Object runFair(String id, Duration lease, boolean staysQueued) {
+        return run(
+                SemaphoreScripts.ACQUIRE_FAIR,
+                "acquire a permit of fair semaphore '" + this.name + "'",
+                List.of(
+                        keys().semaphore(this.name),
+                        keys().semaphoreFence(this.name),
+                        keys().semaphoreQueue(this.name),
+                        keys().semaphoreQueueAlive(this.name),
+                        keys().semaphoreTicket(this.name)),
+                List.of(
+                        id,
+                        Integer.toString(this.limit),
+                        Long.toString(lease.toMillis()),
+                        this.deployment.options().fenceTtlMillis(lease),
+                        Long.toString(WAITER_TTL.toMillis()),
+                        staysQueued ? "1" : "0",
+                        keys().semaphoreChannel(this.name),
+                        this.deployment.signalMode().publishCommand()));
+    }
+
+    /** Runs an acquire script; with {@code minReplicas}, a grant must reach the replicas or is released. */
+    private Object run(LuaScript script, String operation, List<String> keys, List<String> args) {
+        return this.deployment
+                .scripts()
+                .evalGranting(
+                        script,
+                        operation,
+                        keys,
+                        args,
+                        "A permit of semaphore '" + this.name + "'",
+                        () -> releaseQuietly(args.get(0)));
+    }
+
+    /** A fair waiter that gives up must not keep its place at the head of the queue. */
+    private void leaveQueue(String id) {
+        if (!this.fair) {
+            return;
+        }
+        try {
+            this.deployment
+                    .scripts()
+                    .eval(
+                            SemaphoreScripts.LEAVE_QUEUE,
+                            "leave the queue of semaphore '" + this.name + "'",
+                            List.of(keys().semaphoreQueue(this.name), keys().semaphoreQueueAlive(this.name)),
+                            List.of(
+                                    id,
+                                    keys().semaphoreChannel(this.name),
+                                    this.deployment.signalMode().publishCommand()));
+        } catch (RuntimeException ignored) {
+            // unreachable: the place expires after the waiter ttl
+        }
+    }
+
+    /** The call may have reached Redis before it failed: free what it may have granted, if we can. */
+    private void releaseQuietly(String id) {
+        try {
+            PermitGrant.release(this.deployment, this.name, id);
+        } catch (RuntimeException ignored) {
+            // still unreachable: the permit, if granted, expires by its lease
+        }
+    }
+
+    private SemaphoreFullException interrupted(long start) {
+        Thread.currentThread().interrupt();
+        return SemaphoreFullException.interrupted(this.name, this.limit, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    private RedisKeys keys() {
+        return this.deployment.keys();
+    }
+}

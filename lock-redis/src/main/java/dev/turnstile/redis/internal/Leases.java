@@ -1,0 +1,90 @@
+package dev.turnstile.redis.internal;
+
+import dev.turnstile.redis.LeaseKind;
+import dev.turnstile.redis.LeaseListener;
+import dev.turnstile.redis.LeaseLostEvent;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every lease of one {@code Turnstile} or {@code Redlock} shares, whatever holds its grant:
+ * the watchdog, the global listeners, owner tokens, and whether the instance is still open.
+ * Thread-safe.
+ */
+final class Leases implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Leases.class);
+
+    private final Watchdog watchdog;
+    private final List<LeaseListener> listeners;
+    private final String ownerPrefix = UUID.randomUUID().toString();
+    private final AtomicLong ownerSequence = new AtomicLong();
+    private volatile boolean closed;
+
+    Leases(TurnstileOptions options) {
+        this.watchdog = new Watchdog(options.watchdogThreads());
+        this.listeners = options.listeners();
+    }
+
+    Watchdog watchdog() {
+        return this.watchdog;
+    }
+
+    /** Returns a token unique to one grant: this instance's random id and a sequence number. */
+    String newOwnerToken() {
+        return this.ownerPrefix + ":" + this.ownerSequence.incrementAndGet();
+    }
+
+    /** Tells every global listener that a lease was lost; a failing listener is logged, not rethrown. */
+    void publishLoss(LeaseLostEvent event) {
+        for (LeaseListener listener : this.listeners) {
+            notifySafely(listener, event);
+        }
+    }
+
+    /** Tells every global listener that the watchdog renewed a lease. */
+    void publishRenewal(LeaseKind kind, String name) {
+        for (LeaseListener listener : this.listeners) {
+            try {
+                listener.leaseRenewed(kind, name);
+            } catch (RuntimeException e) {
+                log.error("Lease listener {} failed on a renewal of {} '{}'", listener, kind.label(), name, e);
+            }
+        }
+    }
+
+    /** Calls {@code listener}, logging instead of propagating what it throws. */
+    static void notifySafely(LeaseListener listener, LeaseLostEvent event) {
+        try {
+            listener.leaseLost(event);
+        } catch (RuntimeException e) {
+            log.error("Lease listener {} failed on {}", listener, event, e);
+        }
+    }
+
+    /**
+     * Fails if this instance was closed: a lease granted now could be neither renewed nor watched.
+     *
+     * @throws IllegalStateException after {@link #close()}
+     */
+    void requireOpen() {
+        if (this.closed) {
+            throw new IllegalStateException("This Turnstile is closed; build a new one to acquire locks or permits");
+        }
+    }
+
+    /** Refuses new grants from now on ({@link #requireOpen()} fails); held leases are still renewed. */
+    void refuseNew() {
+        this.closed = true;
+    }
+
+    /** Refuses new grants and stops renewing and watching: held leases expire in Redis after their lease time. */
+    @Override
+    public void close() {
+        refuseNew();
+        this.watchdog.close();
+    }
+}

@@ -1,0 +1,254 @@
+package dev.turnstile.redis.internal;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Queues the threads of this process that want the same lock, so that only one of them at a time
+ * (the gate's occupant) holds or contends for the lock in Redis; the others wait here, in arrival
+ * order, without any Redis traffic.
+ *
+ * <p>When the occupant releases while others queue, it may pass its Redis grant to the first of
+ * them without a Redis round trip ({@link Gate#handOff}): the lock cohort. Otherwise it releases in
+ * Redis and {@link Gate#exit leaves}: the next thread becomes the occupant and contends in Redis,
+ * after letting another process go first if one was waiting (it was told of the release). The
+ * occupant's lease does either through the {@link LocalPlace} its gate gave it ({@link
+ * Gate#place}).
+ */
+final class LocalGates {
+
+    /** A grant is passed on only while this much of it is left (at most): less, and it goes back to Redis. */
+    private static final long MIN_LEFT_TO_PASS_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Returns how much of a grant must be left to pass it on to a holder whose lease is {@code leaseNanos}. */
+    static long minLeftToPass(long leaseNanos) {
+        return Math.min(MIN_LEFT_TO_PASS_NANOS, leaseNanos / 10);
+    }
+
+    private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+    private final RedisKeys keys;
+
+    LocalGates(RedisKeys keys) {
+        this.keys = keys;
+    }
+
+    /**
+     * Enters the gate of {@code name}, waiting until {@code deadlineNanos} for the occupant to leave
+     * or to pass its grant.
+     *
+     * @return the entry, or null if the deadline passed first
+     * @throws InterruptedException if interrupted while queued (nothing is held then)
+     */
+    @Nullable
+    Entry enter(String name, long deadlineNanos) throws InterruptedException {
+        Gate gate = this.gates.compute(name, (key, existing) -> {
+            Gate entered = existing != null ? existing : new Gate(key);
+            entered.users++;
+            return entered;
+        });
+        Entry entry = null;
+        try {
+            entry = gate.await(deadlineNanos);
+            return entry;
+        } finally {
+            if (entry == null) {
+                leave(gate);
+            }
+        }
+    }
+
+    /** Returns the number of names with a thread inside or waiting. */
+    int size() {
+        return this.gates.size();
+    }
+
+    private void leave(Gate gate) {
+        this.gates.computeIfPresent(gate.name, (key, existing) -> --existing.users == 0 ? null : existing);
+    }
+
+    /**
+     * What a thread that entered a gate got.
+     *
+     * @param gate the gate; the thread is its occupant until it hands off or exits
+     * @param handOff the Redis grant passed to it by the previous occupant, or null: contend in Redis
+     * @param yieldFirst whether another process waited at the last release: let it try first
+     */
+    record Entry(Gate gate, @Nullable HandOff handOff, boolean yieldFirst) {}
+
+    /** A queued thread. */
+    private static final class Waiter {
+
+        final Thread thread = Thread.currentThread();
+        /** Set under the gate's lock when the waiter is let in; null while it waits. */
+        volatile @Nullable Entry admitted;
+    }
+
+    /** One name's gate. */
+    final class Gate {
+
+        private final String name;
+        /** The name's lock key, fencing counter and release channel, built once per gate. */
+        final String lockKey;
+
+        final String fenceKey;
+        final String channel;
+        private final ReentrantLock lock = new ReentrantLock();
+        private final ArrayDeque<Waiter> queue = new ArrayDeque<>(4);
+        private boolean occupied;
+        /** Guarded by the map's compute: threads inside or queued. */
+        private int users;
+        /** The entry of a thread that found the gate free. */
+        private final Entry entered = new Entry(this, null, false);
+
+        private Gate(String name) {
+            this.name = name;
+            this.lockKey = LocalGates.this.keys.lock(name);
+            this.fenceKey = LocalGates.this.keys.lockFence(name);
+            this.channel = LocalGates.this.keys.lockChannel(name);
+        }
+
+        private @Nullable Entry await(long deadlineNanos) throws InterruptedException {
+            Waiter waiter;
+            this.lock.lock();
+            try {
+                if (!this.occupied) {
+                    this.occupied = true;
+                    return this.entered;
+                }
+                waiter = new Waiter();
+                this.queue.addLast(waiter);
+            } finally {
+                this.lock.unlock();
+            }
+            while (true) {
+                Entry admitted = waiter.admitted;
+                if (admitted != null) {
+                    return admitted;
+                }
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0 || Thread.interrupted()) {
+                    boolean interrupted = remaining > 0;
+                    this.lock.lock();
+                    try {
+                        if (waiter.admitted != null) {
+                            // Let in at the last moment: take it (the caller checks the interrupt).
+                            if (interrupted) {
+                                Thread.currentThread().interrupt();
+                            }
+                            return waiter.admitted;
+                        }
+                        this.queue.remove(waiter);
+                    } finally {
+                        this.lock.unlock();
+                    }
+                    if (interrupted) {
+                        throw new InterruptedException("interrupted while queued for lock '" + this.name + "'");
+                    }
+                    return null;
+                }
+                LockSupport.parkNanos(this, remaining);
+            }
+        }
+
+        /**
+         * The occupant's place, for the lease on {@code cohort}'s grant: on release it passes the
+         * grant to the next queued thread while the cohort allows and enough of the grant is left;
+         * otherwise the lease releases in Redis and leaves the gate.
+         */
+        LocalPlace place(Cohort cohort) {
+            return new CohortPlace(cohort);
+        }
+
+        /** The occupant's place in this gate, holding a grant of {@code cohort}. */
+        private final class CohortPlace implements LocalPlace {
+
+            private final Cohort cohort;
+
+            CohortPlace(Cohort cohort) {
+                this.cohort = cohort;
+            }
+
+            @Override
+            public boolean passOn(long deadlineNanos, long leaseNanos) {
+                long now = System.nanoTime();
+                if (deadlineNanos - now <= minLeftToPass(leaseNanos) || !hasQueuedThreads()) {
+                    return false;
+                }
+                long token = this.cohort.takeToken(now);
+                return token > 0 && handOff(new HandOff(this.cohort, token, deadlineNanos, now));
+            }
+
+            @Override
+            public void leave(long waitersElsewhere) {
+                exit(waitersElsewhere);
+            }
+        }
+
+        /**
+         * Passes the occupant's Redis grant to the first queued thread, which becomes the occupant.
+         *
+         * @return false if no thread queues: the occupant keeps the gate and must release in Redis
+         */
+        private boolean handOff(HandOff handOff) {
+            Waiter next;
+            this.lock.lock();
+            try {
+                next = this.queue.pollFirst();
+                if (next == null) {
+                    return false;
+                }
+                next.admitted = new Entry(this, handOff, false);
+            } finally {
+                this.lock.unlock();
+            }
+            LockSupport.unpark(next.thread);
+            leave(this);
+            return true;
+        }
+
+        /** Returns whether a thread queues behind the occupant. */
+        private boolean hasQueuedThreads() {
+            this.lock.lock();
+            try {
+                return !this.queue.isEmpty();
+            } finally {
+                this.lock.unlock();
+            }
+        }
+
+        /**
+         * Leaves the gate after the lock was released in Redis or lost: the first queued thread, if
+         * any, becomes the occupant and contends in Redis.
+         *
+         * @param waitersElsewhere processes told of the release (-1 unknown): when one was, the next
+         *     occupant lets it try first
+         */
+        void exit(long waitersElsewhere) {
+            Waiter next;
+            this.lock.lock();
+            try {
+                next = this.queue.pollFirst();
+                if (next == null) {
+                    this.occupied = false;
+                } else {
+                    next.admitted = new Entry(this, null, waitersElsewhere > 0);
+                }
+            } finally {
+                this.lock.unlock();
+            }
+            if (next != null) {
+                LockSupport.unpark(next.thread);
+            }
+            leave(this);
+        }
+
+        @Override
+        public String toString() {
+            return "gate '" + this.name + "'";
+        }
+    }
+}

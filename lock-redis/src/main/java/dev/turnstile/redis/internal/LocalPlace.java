@@ -1,0 +1,39 @@
+package dev.turnstile.redis.internal;
+
+/**
+ * The place a lease holds in a queue of this process's threads, and what becomes of it when the
+ * lease ends. Only a lock's leases have one ({@link LocalGates}: the lock cohort); every other
+ * lease has {@link #NONE}.
+ */
+interface LocalPlace {
+
+    /** No place: nothing to pass on, nothing to leave. */
+    LocalPlace NONE = new LocalPlace() {
+        @Override
+        public boolean passOn(long deadlineNanos, long leaseNanos) {
+            return false;
+        }
+
+        @Override
+        public void leave(long waitersElsewhere) {}
+    };
+
+    /**
+     * Passes the lease's grant to the next thread queued here instead of releasing it in Redis, if
+     * one queues and enough of the grant is left. Called at most once, on the owner's release, while
+     * no renewal of the lease is in flight.
+     *
+     * @param deadlineNanos the lease's local deadline: the grant lives in Redis at least until then
+     * @param leaseNanos the lease's time
+     * @return whether it was passed on: the lease then never uses its grant again
+     */
+    boolean passOn(long deadlineNanos, long leaseNanos);
+
+    /**
+     * Leaves the place once the lease ended without passing its grant on (released in Redis, or
+     * lost); called at most once.
+     *
+     * @param waitersElsewhere waiting processes told of the release; -1 if unknown or on loss
+     */
+    void leave(long waitersElsewhere);
+}

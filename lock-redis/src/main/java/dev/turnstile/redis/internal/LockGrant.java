@@ -1,0 +1,115 @@
+package dev.turnstile.redis.internal;
+
+import dev.turnstile.redis.RedisUnavailableException;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A lock's grant on one Redis deployment: the owner token in the lock key, renewed and released
+ * owner-checked. Under {@code minReplicas} a renewal and a hold must reach that many replicas, as
+ * the grant did. The holders of one lock cohort share the owner token; each has its own grant.
+ */
+final class LockGrant implements Grant {
+
+    private final RedisDeployment deployment;
+    private final String name;
+    private final String key;
+    private final String channel;
+    private final String ownerToken;
+    private final long grantedAtMillis;
+
+    /** @param grantedAtMillis the server's clock at the grant (or at the hand-off), in milliseconds */
+    LockGrant(
+            RedisDeployment deployment,
+            String name,
+            String key,
+            String channel,
+            String ownerToken,
+            long grantedAtMillis) {
+        this.deployment = deployment;
+        this.name = name;
+        this.key = key;
+        this.channel = channel;
+        this.ownerToken = ownerToken;
+        this.grantedAtMillis = grantedAtMillis;
+    }
+
+    /**
+     * Renews (or extends) the grant. When it reaches too few replicas, the lease keeps its previous
+     * deadline and {@link RedisUnavailableException} says why (the watchdog tries again until the
+     * deadline).
+     */
+    @Override
+    public Renewal renew(Duration leaseTime) {
+        String operation = "renew lock '" + this.name + "'";
+        List<String> keys = List.of(this.key);
+        List<String> args = List.of(this.ownerToken, Long.toString(leaseTime.toMillis()));
+        int minReplicas = this.deployment.options().minReplicas();
+        long code;
+        if (minReplicas > 0) {
+            ScriptRunner.Replicated replicated =
+                    this.deployment.scripts().evalReplicated(LockScripts.RENEW, operation, keys, args);
+            code = (Long) replicated.reply();
+            if (code == 1 && replicated.replicas() < minReplicas) {
+                throw tooFewReplicas(
+                        "The renewal of lock '" + this.name + "'",
+                        "the lease keeps its previous deadline",
+                        replicated.replicas());
+            }
+        } else {
+            code = (Long) this.deployment.scripts().eval(LockScripts.RENEW, operation, keys, args);
+        }
+        return code == 1 ? Renewal.RENEWED : code == 0 ? Renewal.GONE : Renewal.TAKEN_OVER;
+    }
+
+    @Override
+    public long release() {
+        return release(this.deployment, this.name, this.key, this.channel, this.ownerToken);
+    }
+
+    /** Releases {@code ownerToken}'s grant of lock {@code name}; -1 if not held by it, else the waiters told. */
+    static long release(RedisDeployment deployment, String name, String key, String channel, String ownerToken) {
+        return (Long) deployment
+                .scripts()
+                .eval(
+                        LockScripts.RELEASE,
+                        "release lock '" + name + "'",
+                        List.of(key),
+                        List.of(ownerToken, channel, deployment.signalMode().publishCommand()));
+    }
+
+    /** Under {@code minReplicas} the new time to live waits for the replicas too, as the grant did. */
+    @Override
+    public long releaseAfter(Duration holdAtLeast) {
+        String operation = "release lock '" + this.name + "'";
+        List<String> keys = List.of(this.key);
+        List<String> args = List.of(
+                this.ownerToken,
+                this.channel,
+                this.deployment.signalMode().publishCommand(),
+                Long.toString(this.grantedAtMillis),
+                Long.toString(Durations.ceilMillis(holdAtLeast)));
+        if (this.deployment.options().minReplicas() == 0) {
+            return (Long) this.deployment.scripts().eval(LockScripts.RELEASE_AFTER, operation, keys, args);
+        }
+        ScriptRunner.Replicated replicated =
+                this.deployment.scripts().evalReplicated(LockScripts.RELEASE_AFTER, operation, keys, args);
+        long code = (Long) replicated.reply();
+        if (code == 0 && replicated.replicas() < this.deployment.options().minReplicas()) {
+            // Kept on the master only: after a failover the lock may come free before the hold ends.
+            throw tooFewReplicas(
+                    "The hold of lock '" + this.name + "' for " + Durations.format(holdAtLeast) + " after its grant",
+                    "a failover now could free the lock before the hold ends",
+                    replicated.replicas());
+        }
+        return code;
+    }
+
+    private RedisUnavailableException tooFewReplicas(String what, String consequence, long replicas) {
+        int minReplicas = this.deployment.options().minReplicas();
+        return new RedisUnavailableException(
+                what + " reached only " + replicas + " of the " + minReplicas + " replicas required (minReplicas); "
+                        + consequence,
+                new IllegalStateException("WAIT " + minReplicas + " answered " + replicas));
+    }
+}

@@ -1,0 +1,136 @@
+package dev.turnstile.redis.internal;
+
+/** The lock's Lua scripts. Time comes from the server ({@code TIME}), never from a client. */
+final class LockScripts {
+
+    private LockScripts() {}
+
+    /**
+     * KEYS: lock, fence. ARGV: owner token, lease ms, counter ttl ms (lease plus retention), tokens
+     * to reserve (1 if absent). Returns {@code {1, fencing token, server time ms}} when acquired,
+     * else {@code {0, pttl of the holder}}. The counter is left at the last reserved token: the
+     * holders of a cohort use the block in order, and the next grant continues above it.
+     *
+     * <p>The lock key is created with its TTL in one command, so it can never exist without one.
+     * The fencing token and the counter's life are {@link FencingCounter}'s.
+     *
+     * <p>A client that retries the call (Jedis's cluster client does after a timeout) and finds the
+     * key already holding its own token gets the grant, with a new fencing token, not "busy".
+     */
+    static final LuaScript ACQUIRE = LuaScript.of(FencingCounter.LUA + """
+            local call = redis.call
+            if not call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+              -- A retry of a call whose reply was lost finds its own grant: treat it as a new grant.
+              if call('GET', KEYS[1]) ~= ARGV[1] then
+                return {0, call('PTTL', KEYS[1])}
+              end
+              call('PEXPIRE', KEYS[1], ARGV[2])
+            end
+            local token, floor = fence_issue(KEYS[2], ARGV[4] or 1, ARGV[3])
+            return {1, token, (floor - floor % 1000) / 1000}
+            """);
+
+    /**
+     * KEYS: fence. ARGV: fencing token, counter ttl ms. Raises the counter to the token if it is
+     * lower; never lowers it. Redlock writes the token it hands out back to a majority of the
+     * masters this way, so any later majority (which shares a master with this one) continues above
+     * it, whichever masters it has. As {@link FencingCounter} keeps every counter, it lives for its
+     * ttl after this master's clock has reached the token: a token taken from a master whose clock
+     * is ahead is kept until this master's clock has passed it. Returns 1.
+     */
+    static final LuaScript FENCE_FLOOR = LuaScript.of(FencingCounter.LUA + """
+            fence_raise(KEYS[1], tonumber(ARGV[1]), ARGV[2])
+            return 1
+            """);
+
+    /**
+     * Publishes a release on channel ARGV[2] with ARGV[3] (PUBLISH or SPUBLISH) and sets {@code
+     * told} to the waiters told: the clients subscribed to the channel itself. (A Redis user that
+     * may not run {@code PUBSUB NUMSUB} gets PUBLISH's count, pattern subscribers included; the
+     * release itself never fails for it.)
+     */
+    private static final String TELL_WAITERS = """
+            local told = redis.call(ARGV[3], ARGV[2], 'free')
+            if told > 0 and ARGV[3] == 'PUBLISH' then
+              local subscribed = redis.pcall('PUBSUB', 'NUMSUB', ARGV[2])
+              if type(subscribed) == 'table' and subscribed[2] then
+                told = subscribed[2]
+              end
+            end
+            """;
+
+    /**
+     * KEYS: lock. ARGV: owner token, release channel, PUBLISH or SPUBLISH. Deletes the lock only if this owner holds it
+     * and publishes the release. Returns -1 if not the owner, else the number of waiters told: the
+     * clients subscribed to the channel itself (a client subscribed to a pattern, such as a
+     * monitoring tool's {@code PSUBSCRIBE *}, waits for no lock, though {@code PUBLISH} counts it).
+     */
+    static final LuaScript RELEASE = LuaScript.of("""
+            if redis.call('GET', KEYS[1]) == ARGV[1] then
+              redis.call('DEL', KEYS[1])
+            """ + TELL_WAITERS + """
+              return told
+            end
+            return -1
+            """);
+
+    /**
+     * KEYS: lock. ARGV: owner token, release channel, PUBLISH or SPUBLISH, grant time (server ms),
+     * hold ms. Like {@link #RELEASE}, but while less than the hold has passed since the grant (by
+     * the server's clock) the lock is kept and set to expire when it has: returns -1 if not the
+     * owner, 0 if kept, else the number of waiters told (as {@link #RELEASE} counts them).
+     */
+    static final LuaScript RELEASE_AFTER = LuaScript.of("""
+            if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+              return -1
+            end
+            local now = redis.call('TIME')
+            local left = tonumber(ARGV[4]) + tonumber(ARGV[5]) - (tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+            if left > 0 then
+              redis.call('PEXPIRE', KEYS[1], left)
+              return 0
+            end
+            redis.call('DEL', KEYS[1])
+            """ + TELL_WAITERS + """
+            return told
+            """);
+
+    /**
+     * KEYS: lock. ARGV: release channel, PUBLISH or SPUBLISH, hold-off ms (absent: none). Takes the
+     * lock from whoever holds it, and tells waiters. With a hold-off (the lock cohort's longest age)
+     * the key is set to {@code force-released} for that long instead of deleted: a cohort in the
+     * holder's process may still pass the grant on locally until its age runs out, and nobody else
+     * can take the lock before then, so no holder of another process overlaps those hand-offs or gets
+     * a token they would undercut. Redlock, which has no cohort, deletes. Returns 1 if the lock was
+     * held, else 0.
+     */
+    static final LuaScript FORCE_RELEASE = LuaScript.of("""
+            local holder = redis.call('GET', KEYS[1])
+            if holder and holder ~= 'force-released' then
+              if ARGV[3] then
+                redis.call('SET', KEYS[1], 'force-released', 'PX', ARGV[3])
+              else
+                redis.call('DEL', KEYS[1])
+              end
+              redis.call(ARGV[2], ARGV[1], 'free')
+              return 1
+            end
+            return 0
+            """);
+
+    /**
+     * KEYS: lock. ARGV: owner token, lease ms. Sets the TTL only if this owner holds the lock; never
+     * re-creates it. Returns 1 renewed, 0 gone, -1 held by another owner.
+     */
+    static final LuaScript RENEW = LuaScript.of("""
+            local holder = redis.call('GET', KEYS[1])
+            if holder == ARGV[1] then
+              redis.call('PEXPIRE', KEYS[1], ARGV[2])
+              return 1
+            end
+            if holder then
+              return -1
+            end
+            return 0
+            """);
+}

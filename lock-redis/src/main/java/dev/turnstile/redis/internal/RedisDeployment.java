@@ -1,0 +1,59 @@
+package dev.turnstile.redis.internal;
+
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * One Redis deployment (a server, a Sentinel-managed master or a cluster) and what the locks and
+ * semaphores of one {@code Turnstile} use of it: the key layout, the script runner, the release
+ * signals and their mode, beside the options and the leases' shared services. Thread-safe.
+ */
+final class RedisDeployment implements AutoCloseable {
+
+    private final TurnstileOptions options;
+    private final Leases leases;
+    private final RedisKeys keys;
+    private final ScriptRunner scripts;
+    private final SignalMode signalMode;
+    private final ReleaseSignals signals;
+
+    RedisDeployment(UnifiedJedis redis, TurnstileOptions options) {
+        this.options = options;
+        this.leases = new Leases(options);
+        this.keys = new RedisKeys(options.keyPrefix());
+        this.scripts = new ScriptRunner(redis, options.minReplicas(), options.replicaTimeout());
+        this.signalMode = new SignalMode(redis);
+        this.signals = new ReleaseSignals(redis, options.keyPrefix(), this.leases.watchdog(), this.signalMode::sharded);
+    }
+
+    TurnstileOptions options() {
+        return this.options;
+    }
+
+    Leases leases() {
+        return this.leases;
+    }
+
+    RedisKeys keys() {
+        return this.keys;
+    }
+
+    ScriptRunner scripts() {
+        return this.scripts;
+    }
+
+    /** Returns whether release signals are sharded, and the publish command to use. */
+    SignalMode signalMode() {
+        return this.signalMode;
+    }
+
+    ReleaseSignals signals() {
+        return this.signals;
+    }
+
+    @Override
+    public void close() {
+        this.leases.refuseNew();
+        this.signals.close();
+        this.leases.close();
+    }
+}

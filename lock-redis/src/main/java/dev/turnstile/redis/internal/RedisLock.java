@@ -1,0 +1,260 @@
+package dev.turnstile.redis.internal;
+
+import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseKind;
+import dev.turnstile.redis.LockAcquisitionException;
+import dev.turnstile.redis.NamedLock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A distributed lock on one name, or on several names at once (all-or-nothing), in one Redis
+ * deployment. Obtain it from {@code Turnstile.lock(...)}; it is a cheap, stateless handle, safe to
+ * share between threads and to create per call.
+ *
+ * <p>Acquiring is one Lua script ({@code SET NX PX} plus the fencing counter): the lock key never
+ * exists without a time to live. A waiter sleeps until a release is published (or a bounded,
+ * jittered backoff elapses) instead of polling Redis. Threads of one process that want the same
+ * name queue locally, so only one of them contends in Redis, and a holder that releases while
+ * others queue passes the grant to the next of them without a Redis round trip (the lock cohort,
+ * bounded by {@code Turnstile.Builder.lockCohort}).
+ *
+ * <p>Several names are taken one by one in sorted order within one shared wait, and the ones
+ * already taken are released if a later one cannot be: two callers locking the same names in
+ * different orders never deadlock.
+ *
+ * <p>{@code leaseTime == null} means the default lease (30 s unless configured), renewed by the
+ * watchdog at a third of its time until the lease is released; a given lease time is not renewed.
+ */
+final class RedisLock implements NamedLock {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisLock.class);
+    private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    private final RedisDeployment deployment;
+    private final LocalGates gates;
+    private final List<String> names;
+
+    RedisLock(RedisDeployment deployment, LocalGates gates, List<String> names) {
+        this.deployment = deployment;
+        this.gates = gates;
+        this.names = names; // one name, or distinct and sorted (Locks)
+    }
+
+    @Override
+    public List<String> names() {
+        return this.names;
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
+        Arguments.requireNonNegative(wait, "wait");
+        Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
+        this.deployment.leases().requireOpen();
+        long start = System.nanoTime();
+        return AllOrNothing.acquire(
+                this.names,
+                start,
+                start + wait.toNanos(),
+                (name, begun, deadline) -> acquireOne(name, begun, deadline, lease));
+    }
+
+    /** One Redis read per name; the answer may be stale by the time it is used. */
+    @Override
+    public boolean isLocked() {
+        for (String name : this.names) {
+            String key = this.deployment.keys().lock(name);
+            String owner = this.deployment.scripts().call("read lock '" + name + "'", redis -> redis.get(key));
+            // A forced release's hold-off is no owner: the lock is free once it expires.
+            if (owner != null && !owner.equals(RedisKeys.FORCE_RELEASED)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public List<String> forceRelease() {
+        List<String> freed = new ArrayList<>();
+        for (String name : this.names) {
+            long deleted = (Long) this.deployment
+                    .scripts()
+                    .eval(
+                            LockScripts.FORCE_RELEASE,
+                            "force-release lock '" + name + "'",
+                            List.of(this.deployment.keys().lock(name)),
+                            List.of(
+                                    this.deployment.keys().lockChannel(name),
+                                    this.deployment.signalMode().publishCommand(),
+                                    // at least 1 ms: PX must be positive
+                                    Long.toString(Math.max(
+                                            1,
+                                            this.deployment
+                                                    .options()
+                                                    .cohortMaxAge()
+                                                    .toMillis()))));
+            if (deleted == 1) {
+                log.warn("Force-released lock '{}'", name);
+                freed.add(name);
+            }
+        }
+        return freed;
+    }
+
+    private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
+        LocalGates.Entry entry;
+        try {
+            entry = this.gates.enter(name, deadline);
+        } catch (InterruptedException e) {
+            throw interrupted(name, start);
+        }
+        if (entry == null) {
+            return Optional.empty();
+        }
+        LocalGates.Gate gate = entry.gate();
+        boolean yieldFirst = entry.yieldFirst();
+        HandOff handOff = entry.handOff();
+        if (handOff != null) {
+            ManagedLease passed = passedOn(name, handOff, leaseTime, gate);
+            if (passed != null) {
+                return Optional.of(Acquisition.start(passed, () -> interrupted(name, start)));
+            }
+            // Too little of the grant is left to hold (this thread was slow to wake): back to Redis.
+            // Processes told of that release get the head start a release by the holder gives them.
+            yieldFirst = releaseQuietly(
+                            name, gate.lockKey, gate.channel, handOff.cohort().ownerToken())
+                    > 0;
+        }
+        long remaining = deadline - System.nanoTime();
+        long courtesy = remaining > 0 && yieldFirst ? Math.min(COURTESY_NANOS, remaining) : 0;
+        return Optional.ofNullable(Acquisition.await(
+                this.deployment.signals(),
+                gate.channel,
+                deadline,
+                courtesy,
+                () -> attempt(name, leaseTime, gate),
+                () -> gate.exit(-1),
+                () -> interrupted(name, start)));
+    }
+
+    /**
+     * The lease on a grant the previous local holder passed on, or null when too little of the grant
+     * is left to be worth holding: the caller then releases it in Redis and contends there.
+     */
+    private @Nullable ManagedLease passedOn(
+            String name, HandOff handOff, @Nullable Duration leaseTime, LocalGates.Gate gate) {
+        Duration lease =
+                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
+        if (handOff.keyDeadlineNanos() - System.nanoTime() > LocalGates.minLeftToPass(lease.toNanos())) {
+            if (log.isTraceEnabled()) {
+                log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
+            }
+            Cohort cohort = handOff.cohort();
+            return ManagedLease.passedOn(
+                    this.deployment.leases(),
+                    name,
+                    handOff,
+                    lease,
+                    leaseTime == null,
+                    new LockGrant(
+                            this.deployment,
+                            name,
+                            gate.lockKey,
+                            gate.channel,
+                            cohort.ownerToken(),
+                            cohort.serverMillisAt(handOff.handedNanos())),
+                    gate.place(cohort));
+        }
+        return null;
+    }
+
+    private WaitLoop.Outcome<ManagedLease> attempt(String name, @Nullable Duration leaseTime, LocalGates.Gate gate) {
+        Duration lease =
+                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
+        String owner = this.deployment.leases().newOwnerToken();
+        String key = gate.lockKey;
+        // Every grant reserves its cohort's tokens, also when nobody queues yet: threads that come
+        // while it is held get it passed on. (Read once: the script and the cohort must agree.)
+        int holders = this.deployment.options().cohortHolders();
+        long sent = System.nanoTime();
+        List<?> reply;
+        List<String> keys = List.of(key, gate.fenceKey);
+        List<String> args = List.of(
+                owner,
+                Long.toString(lease.toMillis()),
+                this.deployment.options().fenceTtlMillis(lease),
+                Integer.toString(holders));
+        try {
+            reply = this.deployment
+                    .scripts()
+                    .evalGranting(
+                            LockScripts.ACQUIRE,
+                            "acquire lock '" + name + "'",
+                            keys,
+                            args,
+                            "Lock '" + name + "'",
+                            () -> releaseQuietly(name, key, gate.channel, owner));
+        } catch (RuntimeException e) {
+            // Unreachable, or a script that failed part-way (a command the Redis user may not run)
+            // after its SET: free what it may have granted instead of leaving it for the lease.
+            releaseQuietly(name, key, gate.channel, owner);
+            throw e;
+        }
+        long status = (Long) reply.get(0);
+        long value = (Long) reply.get(1);
+        if (status == 1) {
+            if (log.isDebugEnabled()) {
+                log.debug("Acquired lock '{}' (fencing token {})", name, value);
+            }
+            long grantedAt = (Long) reply.get(2);
+            Cohort cohort = new Cohort(
+                    owner,
+                    value,
+                    holders,
+                    this.deployment.options().cohortMaxAge().toNanos(),
+                    sent,
+                    grantedAt);
+            return WaitLoop.Outcome.granted(ManagedLease.granted(
+                    this.deployment.leases(),
+                    LeaseKind.LOCK,
+                    name,
+                    value,
+                    lease,
+                    leaseTime == null,
+                    sent,
+                    new LockGrant(this.deployment, name, key, gate.channel, owner, grantedAt),
+                    gate.place(cohort)));
+        }
+        // (The lease's construction only assigns fields: nothing can fail between grant and lease.)
+        return WaitLoop.Outcome.busy(value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0);
+    }
+
+    /**
+     * Frees a grant of {@code owner}, if Redis can be reached.
+     *
+     * @return the processes told of the release, or -1 (not held by this owner, or Redis unreachable)
+     */
+    private long releaseQuietly(String name, String key, String channel, String owner) {
+        try {
+            return LockGrant.release(this.deployment, name, key, channel, owner);
+        } catch (RuntimeException unreachable) {
+            return -1; // the grant, if any, expires by its own TTL
+        }
+    }
+
+    private LockAcquisitionException interrupted(String name, long start) {
+        Thread.currentThread().interrupt();
+        return LockAcquisitionException.interrupted(name, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLock" + this.names;
+    }
+}

@@ -1,0 +1,125 @@
+package dev.turnstile.redis.internal;
+
+import dev.turnstile.redis.RedisUnavailableException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * A Redlock grant: held while a majority of the masters hold it. Its lease's local deadline is the
+ * validity computed at acquisition; renewals and extensions must reach a majority within it.
+ */
+final class RedlockGrant implements Grant {
+
+    private final RedlockEngine redlock;
+    private final String name;
+    private final String owner;
+    private final Map<UnifiedJedis, Long> grantedAtMillis;
+
+    /** @param grantedAtMillis each granting master's clock when it granted, in milliseconds */
+    RedlockGrant(RedlockEngine redlock, String name, String owner, Map<UnifiedJedis, Long> grantedAtMillis) {
+        this.redlock = redlock;
+        this.name = name;
+        this.owner = owner;
+        this.grantedAtMillis = java.util.Collections.unmodifiableMap(new java.util.IdentityHashMap<>(grantedAtMillis));
+    }
+
+    /**
+     * Renews on every master in parallel, each answer awaited at most the node timeout. Renewed on a
+     * majority within the validity: renewed. Refused (gone or held by another owner) by more than
+     * a minority: lost for that reason, and freed everywhere. Anything else (masters slow, paused or
+     * unreachable): {@link RedisUnavailableException}, so the watchdog tries again until the
+     * deadline, as it does on one server.
+     */
+    @Override
+    public Renewal renew(Duration leaseTime) {
+        RedlockNodes nodes = this.redlock.nodes();
+        List<String> keys = List.of(this.redlock.keys().lock(this.name));
+        List<String> args = List.of(this.owner, Long.toString(leaseTime.toMillis()));
+        long start = System.nanoTime();
+        List<RedlockNodes.Answer<Long>> answers = nodes.callAll(
+                master -> (Long) LockScripts.RENEW.run(master, keys, args),
+                start + this.redlock.nodeTimeout().toNanos(),
+                true);
+        int renewed = 0;
+        int gone = 0;
+        int takenOver = 0;
+        for (RedlockNodes.Answer<Long> answer : answers) {
+            if (answer.answered()) {
+                long code = answer.value();
+                renewed += code == 1 ? 1 : 0;
+                gone += code == 0 ? 1 : 0;
+                takenOver += code == -1 ? 1 : 0;
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        boolean valid = leaseTime.toNanos() - elapsed - RedlockLock.drift(leaseTime) > 0;
+        if (renewed >= nodes.quorum() && valid) {
+            return Renewal.RENEWED;
+        }
+        if (gone + takenOver > nodes.size() - nodes.quorum()) {
+            // A majority can no longer be ours: free what is left, so no master keeps it for nobody.
+            RedlockLock.releaseEverywhere(this.redlock, this.name, this.owner, false);
+            return takenOver > 0 ? Renewal.TAKEN_OVER : Renewal.GONE;
+        }
+        throw new RedisUnavailableException(
+                "Could not renew lock '" + this.name + "' on a majority of the Redlock masters in time (" + renewed
+                        + " of " + nodes.size() + " renewed" + (valid ? "" : ", too late for the lease") + ")",
+                answers.stream()
+                        .map(RedlockNodes.Answer::failure)
+                        .filter(java.util.Objects::nonNull)
+                        .findFirst()
+                        .orElseGet(() -> new IllegalStateException("renewed too late")));
+    }
+
+    /** A renewal leaves the same drift allowance as the acquisition did. */
+    @Override
+    public long driftNanos(Duration leaseTime) {
+        return RedlockLock.drift(leaseTime);
+    }
+
+    /** A release freed on fewer than a quorum of masters may only have found some of them slow. */
+    @Override
+    public boolean lossProvenByRelease() {
+        return false;
+    }
+
+    @Override
+    public long release() {
+        return RedlockLock.releaseEverywhere(this.redlock, this.name, this.owner, true) >= this.redlock.quorum()
+                ? 0
+                : -1;
+    }
+
+    /**
+     * Each master that granted keeps the lock until the hold has passed by its own clock. A master
+     * whose grant is not known here (its reply came too late) may still hold it: it keeps it until
+     * the hold has passed since the latest known grant; a master that holds nothing of this
+     * owner's refuses, owner-checked.
+     */
+    @Override
+    public long releaseAfter(Duration holdAtLeast) {
+        List<String> keys = List.of(this.redlock.keys().lock(this.name));
+        String channel = this.redlock.keys().lockChannel(this.name);
+        String hold = Long.toString(Durations.ceilMillis(holdAtLeast));
+        long latestGrant = this.grantedAtMillis.values().stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(0);
+        long held = RedlockLock.releaseEverywhere(
+                this.redlock,
+                this.name,
+                master -> (Long) LockScripts.RELEASE_AFTER.run(
+                        master,
+                        keys,
+                        List.of(
+                                this.owner,
+                                channel,
+                                "PUBLISH",
+                                Long.toString(this.grantedAtMillis.getOrDefault(master, latestGrant)),
+                                hold)),
+                true);
+        return held >= this.redlock.quorum() ? 0 : -1;
+    }
+}

@@ -1,0 +1,213 @@
+package dev.turnstile.redis.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The Redlock masters and the calls to them. Each master has its own small, bounded pool of
+ * threads and queue, so a master that stops answering (a SIGSTOP, a black-holed network) ties up
+ * at most its own threads: the thread count stays flat however many calls are made, and a call
+ * whose caller has already given up is dropped instead of sent late. Every wait for an answer is
+ * bounded by the caller's deadline. Thread-safe.
+ */
+final class RedlockNodes implements AutoCloseable {
+
+    /** Threads per master: enough for concurrent acquires, renewals and releases of one process. */
+    private static final int THREADS_PER_MASTER = 4;
+    /** Calls queued per master before further calls to it fail at once. */
+    private static final int QUEUE_PER_MASTER = 256;
+
+    private final List<UnifiedJedis> masters;
+    private final List<String> names;
+    private final List<ThreadPoolExecutor> executors = new ArrayList<>();
+
+    /** @param names how messages name each master, in the masters' order */
+    RedlockNodes(List<UnifiedJedis> masters, List<String> names) {
+        this.masters = List.copyOf(masters);
+        this.names = List.copyOf(names);
+        for (int i = 0; i < this.masters.size(); i++) {
+            int master = i;
+            AtomicInteger threads = new AtomicInteger();
+            ThreadPoolExecutor executor = new ThreadPoolExecutor(
+                    THREADS_PER_MASTER,
+                    THREADS_PER_MASTER,
+                    30,
+                    TimeUnit.SECONDS,
+                    new ArrayBlockingQueue<>(QUEUE_PER_MASTER),
+                    task -> {
+                        Thread thread =
+                                new Thread(task, "turnstile-redlock-" + master + "-" + threads.incrementAndGet());
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+            executor.allowCoreThreadTimeOut(true);
+            this.executors.add(executor);
+        }
+    }
+
+    int size() {
+        return this.masters.size();
+    }
+
+    /** Returns how many masters must agree: a majority. */
+    int quorum() {
+        return this.masters.size() / 2 + 1;
+    }
+
+    /** Returns a name for master {@code index} in messages. */
+    String describe(int index) {
+        return "master " + index + " (" + this.names.get(index) + ")";
+    }
+
+    /**
+     * Sends {@code call} to every master in parallel and waits until {@code deadlineNanos} at most.
+     * A call that has not started by then is never sent.
+     *
+     * @param dropIfLate whether a call that could not start before the deadline is skipped
+     *     (acquire, renew, write-back); releases pass false, as a late release still frees a key
+     * @return one answer per master, in the masters' order
+     */
+    <T> List<Answer<T>> callAll(Function<UnifiedJedis, T> call, long deadlineNanos, boolean dropIfLate) {
+        return callAll(call, deadlineNanos, dropIfLate, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Like {@link #callAll(Function, long, boolean)}, but stops waiting once {@code enough} masters
+     * answered; the others' answers are reported as not (yet) given.
+     */
+    <T> List<Answer<T>> callAll(Function<UnifiedJedis, T> call, long deadlineNanos, boolean dropIfLate, int enough) {
+        List<CompletableFuture<T>> calls = new ArrayList<>();
+        for (int i = 0; i < this.masters.size(); i++) {
+            UnifiedJedis master = this.masters.get(i);
+            CompletableFuture<T> future = new CompletableFuture<>();
+            try {
+                this.executors.get(i).execute(() -> {
+                    if (dropIfLate && System.nanoTime() > deadlineNanos) {
+                        future.completeExceptionally(new TimeoutException("not sent: the caller gave up"));
+                        return;
+                    }
+                    try {
+                        future.complete(call.apply(master));
+                    } catch (RuntimeException e) {
+                        future.completeExceptionally(e);
+                    }
+                });
+            } catch (RejectedExecutionException busy) {
+                future.completeExceptionally(busy);
+            }
+            calls.add(future);
+        }
+        boolean interrupted = false;
+        if (enough < calls.size()) {
+            interrupted = awaitEnough(calls, deadlineNanos, enough);
+        }
+        boolean enoughAnswered = calls.stream()
+                        .filter(pending -> pending.isDone() && !pending.isCompletedExceptionally())
+                        .count()
+                >= enough;
+        List<Answer<T>> answers = new ArrayList<>();
+        for (CompletableFuture<T> pending : calls) {
+            if (enoughAnswered && !pending.isDone()) {
+                answers.add(new Answer<>(pending, null, new TimeoutException("not awaited: enough masters answered")));
+                continue;
+            }
+            // Bounded by the deadline, so an interrupt is kept for the caller instead of cutting the
+            // wait short: a release must not report masters as silent only because of it.
+            while (true) {
+                try {
+                    long wait = Math.max(0, deadlineNanos - System.nanoTime());
+                    answers.add(new Answer<>(pending, pending.get(wait, TimeUnit.NANOSECONDS), null));
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    answers.add(new Answer<>(pending, null, e.getCause()));
+                    break;
+                } catch (TimeoutException e) {
+                    answers.add(new Answer<>(pending, null, new TimeoutException("no answer within the node timeout")));
+                    break;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return answers;
+    }
+
+    /**
+     * Waits until {@code enough} calls completed normally, or all completed, or the deadline.
+     *
+     * @return whether the thread was interrupted meanwhile (the flag is cleared)
+     */
+    private static <T> boolean awaitEnough(List<CompletableFuture<T>> calls, long deadlineNanos, int enough) {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(enough);
+        java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
+        for (CompletableFuture<T> pending : calls) {
+            pending.whenComplete((value, failure) -> {
+                if (failure == null) {
+                    done.countDown();
+                }
+                if (finished.incrementAndGet() == calls.size()) {
+                    while (done.getCount() > 0) {
+                        done.countDown();
+                    }
+                }
+            });
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                done.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return interrupted;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+    }
+
+    /**
+     * Runs {@code action} on master {@code index}'s pool once {@code call} completes, normally or
+     * not; dropped if the pool is full or closed.
+     */
+    void afterCall(int index, CompletableFuture<?> call, Runnable action) {
+        try {
+            call.whenCompleteAsync((value, failure) -> action.run(), this.executors.get(index));
+        } catch (RejectedExecutionException closed) {
+            // the call's grant, if any, expires by its TTL
+        }
+    }
+
+    @Override
+    public void close() {
+        this.executors.forEach(ThreadPoolExecutor::shutdownNow);
+    }
+
+    /**
+     * One master's answer.
+     *
+     * @param call the call, still running if it timed out
+     * @param value the reply, or null
+     * @param failure why there is no reply (an error or a timeout), or null
+     */
+    record Answer<T>(
+            CompletableFuture<T> call,
+            @Nullable T value,
+            @Nullable Throwable failure) {
+
+        boolean answered() {
+            return this.failure == null;
+        }
+    }
+}

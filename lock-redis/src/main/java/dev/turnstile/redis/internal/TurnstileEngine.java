@@ -1,0 +1,95 @@
+package dev.turnstile.redis.internal;
+
+import dev.turnstile.redis.NamedLock;
+import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
+import dev.turnstile.redis.TurnstileDiagnostics.SemaphoreState;
+import dev.turnstile.redis.inspect.LockInspector;
+import dev.turnstile.redis.semaphore.RedisSemaphore;
+import java.util.Collection;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * What {@code Turnstile} runs on one Redis deployment: its locks, semaphores and what its
+ * diagnostics read. See {@code Turnstile} for the contract. Thread-safe.
+ */
+public final class TurnstileEngine implements AutoCloseable {
+
+    private final RedisDeployment deployment;
+    private final Locks locks;
+
+    /** The engine over {@code redis}; no Redis call is made until the first acquire. */
+    public TurnstileEngine(UnifiedJedis redis, TurnstileOptions options) {
+        this.deployment = new RedisDeployment(redis, options);
+        this.locks = new Locks(this.deployment);
+    }
+
+    /**
+     * Returns a lock on {@code names} (duplicates ignored).
+     *
+     * @throws IllegalArgumentException if there is no name, or one is null or blank
+     */
+    public NamedLock lock(Collection<String> names) {
+        return this.locks.lock(names);
+    }
+
+    /**
+     * Returns the semaphore {@code name} with at most {@code limit} permits.
+     *
+     * @throws IllegalArgumentException if {@code name} is null or blank or {@code limit} is below 1
+     */
+    public RedisSemaphore semaphore(String name, int limit) {
+        return CountingSemaphore.of(this.deployment, name, limit);
+    }
+
+    /** Returns whether the watchdog still renews and watches leases. */
+    public boolean watchdogRunning() {
+        return this.deployment.leases().watchdog().isRunning();
+    }
+
+    /** Pings Redis (translating failures into Turnstile's exceptions). */
+    public String ping() {
+        return this.deployment.scripts().call("ping Redis", redis -> redis.ping());
+    }
+
+    /** Returns {@code {cached, used}}: how many of the scripts run so far the server has cached. */
+    public int[] scriptsLoaded() {
+        return this.deployment.scripts().scriptsLoaded();
+    }
+
+    /** Returns the prefix of every key. */
+    public String keyPrefix() {
+        return this.deployment.keys().prefix();
+    }
+
+    /** Returns the locks held under the prefix now (SCAN). */
+    public List<HeldLock> heldLocks() {
+        return new LockInspector(this.deployment.scripts().redis()).heldLocks(keyPrefix());
+    }
+
+    /** Returns the semaphores with live permits under the prefix now (SCAN). */
+    public List<SemaphoreState> semaphores() {
+        return new LockInspector(this.deployment.scripts().redis()).semaphores(keyPrefix());
+    }
+
+    /** Returns whether release signals use sharded pub/sub. */
+    public boolean shardedSignals() {
+        return this.deployment.signalMode().sharded();
+    }
+
+    /** Returns how many lock names threads of this process hold or queue for now. */
+    public int localLockQueues() {
+        return this.locks.localQueues();
+    }
+
+    /** Returns about how many lease renewals and deadline checks are scheduled now. */
+    public int scheduledTimers() {
+        return this.deployment.leases().watchdog().scheduledTasks();
+    }
+
+    /** Stops renewing and closes the signal connection; the Jedis client stays open. */
+    @Override
+    public void close() {
+        this.deployment.close();
+    }
+}

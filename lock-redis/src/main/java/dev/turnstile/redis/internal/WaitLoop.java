@@ -1,0 +1,104 @@
+package dev.turnstile.redis.internal;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Tries to acquire until granted or the deadline passes, sleeping between tries until a release
+ * signal arrives or a bounded, jittered backoff elapses (a safety net: signals are hints, Redis is
+ * the truth). The first try needs no subscription, so an uncontended acquire is one Redis call.
+ */
+final class WaitLoop {
+
+    private WaitLoop() {}
+
+    /** One acquire attempt. */
+    @FunctionalInterface
+    public interface Attempt<T> {
+
+        /** Tries once; returns the grant or {@link Outcome#busy}. */
+        Outcome<T> tryOnce();
+    }
+
+    /**
+     * What one attempt found.
+     *
+     * @param grant the grant, or null if busy
+     * @param retryHintNanos when the current holder's grant expires at the latest; 0 if unknown
+     * @param signalsToSkip release signals that cannot help this waiter yet (a fair waiter with
+     *     others ahead of it in the queue); it then retries after {@code retryHintNanos} at the
+     *     latest, which must keep its place in the queue alive
+     */
+    public record Outcome<T>(@Nullable T grant, long retryHintNanos, long signalsToSkip) {
+
+        /** A successful attempt. */
+        public static <T> Outcome<T> granted(T grant) {
+            return new Outcome<>(grant, 0, 0);
+        }
+
+        /** A failed attempt; the holder's grant expires within {@code retryHintNanos} (0: unknown). */
+        public static <T> Outcome<T> busy(long retryHintNanos) {
+            return new Outcome<>(null, retryHintNanos, 0);
+        }
+
+        /**
+         * A failed attempt of a queued waiter that cannot be served before {@code skip} more
+         * signals; with {@code skip > 0} it retries after {@code keepAliveNanos} unless enough
+         * signals come first.
+         */
+        public static <T> Outcome<T> queued(long retryHintNanos, long skip, long keepAliveNanos) {
+            return new Outcome<>(null, skip > 0 ? keepAliveNanos : retryHintNanos, skip);
+        }
+    }
+
+    /**
+     * Runs {@code attempt} until it grants or {@code deadlineNanos} ({@link System#nanoTime()})
+     * passes.
+     *
+     * @param courtesyNanos how long to wait for a release signal before the first try (0: none)
+     * @return the grant, or null if the deadline passed
+     * @throws InterruptedException if interrupted while waiting; no grant is held then
+     */
+    public static <T> @Nullable T acquire(
+            ReleaseSignals signals, String channel, long deadlineNanos, long courtesyNanos, Attempt<T> attempt)
+            throws InterruptedException {
+        if (courtesyNanos <= 0) {
+            Outcome<T> first = attempt.tryOnce();
+            if (first.grant() != null || deadlineNanos - System.nanoTime() <= 0) {
+                return first.grant();
+            }
+        }
+        try (ReleaseSignals.Subscription subscription = signals.subscribe(channel)) {
+            Backoff backoff = new Backoff();
+            // A courtesy lasts until another process releases, not until Redis confirms the
+            // subscription: that confirmation comes within a round trip, long before a process that
+            // was told of the release could have taken the lock and given it back.
+            long seen = courtesyNanos > 0 ? subscription.generationOnceConfirmed() : subscription.generation();
+            long skip = 0;
+            long pause = courtesyNanos > 0 ? courtesyNanos : backoff.nextNanos();
+            // Joining a channel that is already live: a release since the first try may be unseen.
+            boolean retryAtOnce = courtesyNanos <= 0 && subscription.joinedLive();
+            while (true) {
+                long remaining = deadlineNanos - System.nanoTime();
+                if (!retryAtOnce) {
+                    subscription.await(seen + skip, Math.min(Math.max(remaining, 0), pause));
+                }
+                retryAtOnce = false;
+                seen = subscription.generation();
+                Outcome<T> outcome = attempt.tryOnce();
+                if (outcome.grant() != null) {
+                    return outcome.grant();
+                }
+                if (deadlineNanos - System.nanoTime() <= 0) {
+                    return null;
+                }
+                skip = outcome.signalsToSkip();
+                pause = backoff.nextNanos();
+                if (skip > 0) {
+                    pause = outcome.retryHintNanos(); // queued behind others: only keep the place
+                } else if (outcome.retryHintNanos() > 0) {
+                    pause = Math.min(pause, outcome.retryHintNanos());
+                }
+            }
+        }
+    }
+}
