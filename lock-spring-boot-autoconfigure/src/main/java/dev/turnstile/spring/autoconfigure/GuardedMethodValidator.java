@@ -1,8 +1,6 @@
 package dev.turnstile.spring.autoconfigure;
 
-import dev.turnstile.spring.aop.GuardKind;
-import dev.turnstile.spring.aop.GuardOperationFactory;
-import dev.turnstile.spring.aop.InvalidGuardException;
+import dev.turnstile.spring.aop.GuardOperations;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -19,7 +17,6 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * Checks every {@code @DistributedLock} and {@code @Semaphore} method of every bean when the
@@ -36,7 +33,7 @@ import org.springframework.util.ReflectionUtils;
  */
 final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
 
-    private final ObjectProvider<GuardOperationFactory> factory;
+    private final ObjectProvider<GuardOperations> operations;
     /** Every class checked so far, with its problems (empty when it is fine). */
     private final Map<Class<?>, List<String>> checked = new ConcurrentHashMap<>();
     /** The problems found while the context starts, in the order found. */
@@ -45,8 +42,8 @@ final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializi
     private @Nullable ConfigurableListableBeanFactory beanFactory;
     private volatile boolean started;
 
-    GuardedMethodValidator(ObjectProvider<GuardOperationFactory> factory) {
-        this.factory = factory;
+    GuardedMethodValidator(ObjectProvider<GuardOperations> operations) {
+        this.operations = operations;
     }
 
     @Override
@@ -122,7 +119,10 @@ final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializi
         if (known != null) {
             return known;
         }
-        List<String> found = problemsOf(targetClass);
+        // Asked only for a class with guards: the bean of operations may be what is being created.
+        List<String> found = GuardOperations.declaresGuards(targetClass)
+                ? this.operations.getObject().problems(targetClass)
+                : List.of();
         known = this.checked.putIfAbsent(targetClass, found);
         if (known != null) {
             return known;
@@ -133,19 +133,5 @@ final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializi
             }
         }
         return found;
-    }
-
-    private List<String> problemsOf(Class<?> targetClass) {
-        List<String> found = new ArrayList<>(GuardOperationFactory.interfaceOnlyAnnotations(targetClass));
-        ReflectionUtils.doWithMethods(targetClass, method -> {
-            for (GuardKind kind : GuardOperationFactory.kindsOf(method, targetClass)) {
-                try {
-                    this.factory.getObject().create(kind, method, targetClass);
-                } catch (InvalidGuardException e) {
-                    found.add(e.getMessage());
-                }
-            }
-        });
-        return List.copyOf(found);
     }
 }

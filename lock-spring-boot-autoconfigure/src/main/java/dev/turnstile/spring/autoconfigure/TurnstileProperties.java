@@ -25,7 +25,7 @@ public class TurnstileProperties {
     private Duration fenceRetention = Duration.ofSeconds(10);
 
     /**
-     * Order of the lock and semaphore aspects. Keep it below the transaction advice's order so the
+     * Order of the aspect of @DistributedLock and @Semaphore. Keep it below the transaction advice's order so the
      * lock is taken before a transaction begins and released after it ends.
      */
     private int aspectOrder = Ordered.LOWEST_PRECEDENCE - 1;
