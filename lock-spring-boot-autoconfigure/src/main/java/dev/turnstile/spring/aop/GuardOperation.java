@@ -1,5 +1,6 @@
 package dev.turnstile.spring.aop;
 
+import dev.turnstile.annotation.Enforce;
 import dev.turnstile.annotation.OnFailure;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -22,6 +23,8 @@ import org.springframework.context.expression.AnnotatedElementKey;
  * @param onFailure what to do when not acquired, if no fallback
  * @param fallback the method to call instead when not acquired, or null
  * @param returnKind how the method returns its result
+ * @param enforce {@link Enforce#ENFORCE}: refuse what the guard cannot admit; {@link
+ *     Enforce#OBSERVE}: run it anyway, counted and logged (never {@link Enforce#DEFAULT})
  * @param spec what only a lock or only a semaphore has
  */
 record GuardOperation(
@@ -35,6 +38,7 @@ record GuardOperation(
         OnFailure onFailure,
         @Nullable Fallback fallback,
         ReturnKind returnKind,
+        Enforce enforce,
         GuardSpec spec) {
 
     /** How the guarded method ended, which decides whether its lock is held on after it. */
@@ -45,6 +49,11 @@ record GuardOperation(
         FAILED,
         /** The method never ran (the subscriber left before the lease arrived). */
         NOT_RUN
+    }
+
+    /** Returns whether the guard refuses what it cannot admit, rather than only observing it. */
+    boolean enforced() {
+        return this.enforce == Enforce.ENFORCE;
     }
 
     /** Returns lock or semaphore. */

@@ -1,6 +1,7 @@
 package dev.turnstile.spring.aop;
 
 import dev.turnstile.annotation.DistributedLock;
+import dev.turnstile.annotation.Enforce;
 import dev.turnstile.annotation.OnFailure;
 import dev.turnstile.annotation.Semaphore;
 import dev.turnstile.spring.key.KeyExpressionEvaluator;
@@ -37,17 +38,20 @@ final class GuardOperationFactory {
     private final KeyExpressionEvaluator evaluator;
     private final Duration lockWaitTime;
     private final Duration semaphoreWaitTime;
+    private final Enforcement enforcement;
 
     /** Creates the factory; the wait times apply where an annotation gives none. */
     GuardOperationFactory(
             PropertyResolver placeholders,
             KeyExpressionEvaluator evaluator,
             Duration lockWaitTime,
-            Duration semaphoreWaitTime) {
+            Duration semaphoreWaitTime,
+            Enforcement enforcement) {
         this.placeholders = placeholders;
         this.evaluator = evaluator;
         this.lockWaitTime = lockWaitTime;
         this.semaphoreWaitTime = semaphoreWaitTime;
+        this.enforcement = enforcement;
     }
 
     /** Returns the evaluator that parses and caches this factory's expressions. */
@@ -147,7 +151,8 @@ final class GuardOperationFactory {
                     + " by default)");
         }
         LockSpec spec = new LockSpec(hold, lock.holdAtLeastOnFailure(), condition, lock.confirmBeforeCommit());
-        return operation(site, templates, wait, lease, lock.onFailure(), lock.fallback(), spec, problems);
+        return operation(
+                site, templates, wait, lease, lock.onFailure(), lock.fallback(), lock.enforce(), spec, problems);
     }
 
     private GuardOperation semaphore(Semaphore semaphore, Site site, List<String> problems) {
@@ -172,32 +177,48 @@ final class GuardOperationFactory {
         Duration wait = duration("waitTime", semaphore.waitTime(), this.semaphoreWaitTime, false, problems);
         Duration lease = duration("leaseTime", semaphore.leaseTime(), null, true, problems);
         SemaphoreSpec spec = new SemaphoreSpec(limit, limitExpression, semaphore.fair());
-        return operation(site, templates, wait, lease, semaphore.onFailure(), semaphore.fallback(), spec, problems);
+        return operation(
+                site,
+                templates,
+                wait,
+                lease,
+                semaphore.onFailure(),
+                semaphore.fallback(),
+                semaphore.enforce(),
+                spec,
+                problems);
     }
 
-    /** Builds the operation from what both annotations have, checking the fallback and SKIP. */
-    private static GuardOperation operation(
+    /**
+     * Builds the operation from what both annotations have, checking the fallback and SKIP, and
+     * resolving whether it enforces.
+     */
+    private GuardOperation operation(
             Site site,
             List<String> templates,
             @Nullable Duration wait,
             @Nullable Duration lease,
             OnFailure onFailure,
             String fallbackName,
+            Enforce enforce,
             GuardSpec spec,
             List<String> problems) {
         Fallback fallback = fallback(site.method(), site.targetClass(), fallbackName, problems);
         checkSkip(site.method(), onFailure, fallback, problems);
+        String defaultKey = qualifiedName(site.method(), site.targetClass());
+        String name = templates.isEmpty() ? defaultKey : String.join(",", templates);
         return new GuardOperation(
                 site.method(),
                 site.key(),
                 site.description(),
                 templates,
-                qualifiedName(site.method(), site.targetClass()),
+                defaultKey,
                 wait,
                 lease,
                 onFailure,
                 fallback,
                 ReturnKind.of(site.method().getReturnType()),
+                this.enforcement.resolve(name, templates, enforce),
                 spec);
     }
 

@@ -4,6 +4,7 @@ import dev.turnstile.annotation.OnFailure;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.LockLostException;
+import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.TurnstileException;
 import dev.turnstile.spring.LockContext;
@@ -28,6 +29,8 @@ import org.springframework.expression.EvaluationContext;
  * What the aspect delegates to, holding no AOP types (after Spring's {@code CacheAspectSupport}):
  * finds the method's cached {@link GuardOperation}, resolves its keys for the call, acquires,
  * invokes the method the way its return type needs, and releases; or applies the failure policy.
+ * A guard that only observes ({@code turnstile.enforce=false}, {@code Enforce.OBSERVE}) runs the
+ * method when it would refuse (busy, full, Redis unavailable), counting and logging the refusal.
  * Thread-safe.
  */
 public final class GuardOperationSupport {
@@ -43,6 +46,7 @@ public final class GuardOperationSupport {
     private final HeldGuards held;
     private final LockFactory locks;
     private final Duration defaultLease;
+    private final ObservedRefusals refusals = new ObservedRefusals(System::nanoTime);
 
     /**
      * @param transactions ties leases to transactions; null when spring-tx is absent
@@ -116,10 +120,12 @@ public final class GuardOperationSupport {
             case MONO, FLUX ->
                 ReactiveGuards.guard(
                         operation.returnKind(),
-                        () -> acquire(guard),
+                        () -> acquireOrObserve(guard),
                         (lease, outcome) -> release(guard, lease, outcome),
                         invoker,
-                        () -> reactiveFailure(guard, target, args));
+                        () -> operation.enforced()
+                                ? reactiveFailure(guard, target, args)
+                                : ReactiveGuards.call(invoker));
         };
     }
 
@@ -139,9 +145,11 @@ public final class GuardOperationSupport {
         Lease own = null;
         if (taking != null) {
             long start = System.nanoTime();
-            Optional<? extends Lease> acquired = acquire(taking);
+            Optional<? extends Lease> acquired = acquireOrObserve(taking);
             if (acquired.isEmpty()) {
-                return failure(guard, target, args, guard.failure(Duration.ofNanos(System.nanoTime() - start)));
+                return guard.operation().enforced()
+                        ? failure(guard, target, args, guard.failure(Duration.ofNanos(System.nanoTime() - start)))
+                        : invoker.invoke();
             }
             own = acquired.get();
         }
@@ -319,7 +327,10 @@ public final class GuardOperationSupport {
 
     private @Nullable Object invokeAsync(Guard guard, Object target, Object[] args, Invoker invoker) throws Throwable {
         long start = System.nanoTime();
-        Optional<? extends Lease> acquired = acquire(guard);
+        Optional<? extends Lease> acquired = acquireOrObserve(guard);
+        if (acquired.isEmpty() && !guard.operation().enforced()) {
+            return invoker.invoke();
+        }
         if (acquired.isEmpty()) {
             TurnstileException failure = guard.failure(Duration.ofNanos(System.nanoTime() - start));
             return guard.operation().fallback() == null && guard.operation().onFailure() == OnFailure.THROW
@@ -349,6 +360,48 @@ public final class GuardOperationSupport {
                         error == null ? GuardOperation.Outcome.COMPLETED : GuardOperation.Outcome.FAILED));
     }
 
+    /**
+     * Acquires for {@code guard}. Empty when refused: a guard that enforces then applies its failure
+     * policy; one that only observes has counted and logged the refusal (an unreachable Redis
+     * included), and the method runs without it.
+     *
+     * @throws RedisUnavailableException if Redis cannot be reached and the guard enforces
+     */
+    private Optional<? extends Lease> acquireOrObserve(Guard guard) {
+        Optional<? extends Lease> lease;
+        try {
+            lease = acquire(guard);
+        } catch (RedisUnavailableException e) {
+            if (guard.operation().enforced()) {
+                throw e;
+            }
+            observe(guard, Refusal.UNAVAILABLE);
+            return Optional.empty();
+        }
+        if (lease.isEmpty() && !guard.operation().enforced()) {
+            observe(guard, guard.operation().kind() == GuardKind.LOCK ? Refusal.BUSY : Refusal.FULL);
+        }
+        return lease;
+    }
+
+    /** Counts and logs a refusal that was only observed; a full semaphore's call runs beyond its limit. */
+    private void observe(Guard guard, Refusal reason) {
+        GuardOperation operation = guard.operation();
+        this.observer.refusalObserved(operation.kind(), operation.name(), reason);
+        this.refusals.refused(operation.kind(), operation.name(), reason);
+        if (reason == Refusal.FULL) {
+            this.observer.semaphoreEntered(operation.name(), () -> permitsHeld(guard) + 1);
+        }
+    }
+
+    /** Returns the permits of the guard's semaphore key held in Redis now: one Redis call. */
+    private int permitsHeld(Guard guard) {
+        return this.turnstile
+                .semaphore(guard.keys().get(0), guard.limit())
+                .holders()
+                .size();
+    }
+
     /** Acquires, telling the observer and tracking what this node holds. */
     private Optional<? extends Lease> acquire(Guard guard) {
         GuardOperation operation = guard.operation();
@@ -366,6 +419,9 @@ public final class GuardOperationSupport {
         if (lease.isPresent()) {
             this.observer.acquired(operation.kind(), name, waited);
             this.held.add(operation.kind(), operation.description(), lease.get());
+            if (operation.kind() == GuardKind.SEMAPHORE) {
+                this.observer.semaphoreEntered(name, () -> permitsHeld(guard));
+            }
         } else {
             this.observer.notAcquired(operation.kind(), name, waited);
         }

@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.AnnotatedElementKey;
@@ -21,19 +23,36 @@ import org.springframework.util.ReflectionUtils;
 public final class GuardOperations {
 
     private final GuardOperationFactory factory;
+    private final Enforcement enforcement;
     private final Map<AnnotatedElementKey, List<GuardOperation>> operations = new ConcurrentHashMap<>();
+    /** The names and key templates of every guard built so far. */
+    private final Set<String> known = ConcurrentHashMap.newKeySet();
 
     /**
      * Reads annotations with {@code placeholders} resolving {@code ${...}} in their attributes and
      * {@code evaluator} parsing their expressions; the wait times apply where an annotation gives
-     * none ({@code turnstile.lock.wait-time}, {@code turnstile.semaphore.wait-time}).
+     * none ({@code turnstile.lock.wait-time}, {@code turnstile.semaphore.wait-time}), and {@code
+     * enforcement} tells which guards enforce and which only observe.
      */
     public GuardOperations(
             PropertyResolver placeholders,
             KeyExpressionEvaluator evaluator,
             Duration lockWaitTime,
-            Duration semaphoreWaitTime) {
-        this.factory = new GuardOperationFactory(placeholders, evaluator, lockWaitTime, semaphoreWaitTime);
+            Duration semaphoreWaitTime,
+            Enforcement enforcement) {
+        this.factory = new GuardOperationFactory(placeholders, evaluator, lockWaitTime, semaphoreWaitTime, enforcement);
+        this.enforcement = enforcement;
+    }
+
+    /**
+     * Returns the names listed in the {@link Enforcement} that match no guard built so far: after
+     * the startup check, names that match nothing (a typo, or a guard of a bean whose class could
+     * not be known before it is created).
+     */
+    public Set<String> unmatchedNames() {
+        Set<String> unmatched = new TreeSet<>(this.enforcement.listedNames());
+        unmatched.removeAll(this.known);
+        return unmatched;
     }
 
     /**
@@ -88,7 +107,10 @@ public final class GuardOperations {
         List<GuardOperation> built = new ArrayList<>(2);
         for (GuardKind kind : GuardOperationFactory.kindsOf(method, targetClass)) {
             try {
-                built.add(this.factory.create(kind, method, targetClass));
+                GuardOperation operation = this.factory.create(kind, method, targetClass);
+                this.known.add(operation.name());
+                this.known.addAll(operation.keyTemplates());
+                built.add(operation);
             } catch (InvalidGuardException e) {
                 if (bad == null) {
                     throw e;

@@ -6,8 +6,11 @@ import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
@@ -32,6 +35,8 @@ import org.springframework.util.ClassUtils;
  * method.
  */
 final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
+
+    private static final Logger log = LoggerFactory.getLogger(GuardedMethodValidator.class);
 
     private final ObjectProvider<GuardOperations> operations;
     /** Every class checked so far, with its problems (empty when it is fine). */
@@ -83,6 +88,16 @@ final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializi
             if (!this.problems.isEmpty()) {
                 throw new TurnstileConfigurationException(List.copyOf(this.problems));
             }
+        }
+        GuardOperations operations = this.operations.getIfAvailable();
+        Set<String> unmatched = operations == null ? Set.of() : operations.unmatchedNames();
+        if (!unmatched.isEmpty()) {
+            log.warn(
+                    "turnstile.enforced-names or turnstile.observed-names lists {}, which no @DistributedLock or"
+                            + " @Semaphore method is named: write the key template as in the annotation"
+                            + " (account:#accountId), or the method's qualified name when it has no key,"
+                            + " as the name tag of the turnstile.* metrics shows it",
+                    unmatched);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.turnstile.spring.autoconfigure;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.aop.CompositeGuardObserver;
+import dev.turnstile.spring.aop.Enforcement;
 import dev.turnstile.spring.aop.GuardAspect;
 import dev.turnstile.spring.aop.GuardObserver;
 import dev.turnstile.spring.aop.GuardOperationSupport;
@@ -36,7 +37,8 @@ class TurnstileAspectConfiguration {
                 environment,
                 new KeyExpressionEvaluator(beanFactory),
                 properties.getLock().getWaitTime(),
-                properties.getSemaphore().getWaitTime());
+                properties.getSemaphore().getWaitTime(),
+                new Enforcement(properties.isEnforce(), properties.getEnforcedNames(), properties.getObservedNames()));
     }
 
     @Bean
