@@ -133,4 +133,11 @@ public @interface DistributedLock {
      * force-release before the next renewal. Needs spring-tx.
      */
     boolean confirmBeforeCommit() default false;
+
+    /**
+     * Whether the guard refuses calls it cannot admit or only observes them (see {@link Enforce}):
+     * {@link Enforce#DEFAULT} follows {@code turnstile.enforce}; {@code turnstile.enforced-names}
+     * and {@code turnstile.observed-names} win over this.
+     */
+    Enforce enforce() default Enforce.DEFAULT;
 }

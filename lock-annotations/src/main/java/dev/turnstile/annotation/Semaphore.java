@@ -54,4 +54,11 @@ public @interface Semaphore {
 
     /** Whether waiters are served in arrival order (a newcomer never overtakes a waiter). */
     boolean fair() default false;
+
+    /**
+     * Whether the guard refuses calls it cannot admit or only observes them (see {@link Enforce}):
+     * {@link Enforce#DEFAULT} follows {@code turnstile.enforce}; {@code turnstile.enforced-names}
+     * and {@code turnstile.observed-names} win over this.
+     */
+    Enforce enforce() default Enforce.DEFAULT;
 }

@@ -33,7 +33,7 @@ public final class LockContext {
     private final List<String> keys;
     private final Lease lease;
 
-    /** Internal: created by the aspects. */
+    /** Internal: created by the aspect. */
     public LockContext(String kind, Lease lease) {
         this.kind = kind;
         this.keys = lease.names();

@@ -9,6 +9,7 @@ import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.SemaphoreFullException;
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.LockContext;
 import dev.turnstile.spring.aop.GuardedServices.Accounts;
 import dev.turnstile.spring.aop.GuardedServices.Audit;
 import dev.turnstile.spring.aop.GuardedServices.Hold;
@@ -204,6 +205,28 @@ class GuardedMethodIntegrationTests {
                     .hasMessageContaining("all 4 permits");
             assertThat(api.tiered("gold", 3)).as("limit 6 admits a fifth").isEqualTo(3);
             held.forEach(Lease::release);
+        });
+    }
+
+    @Test
+    void aMethodWithBothAnnotationsTakesTheLockOutsideThePermit() {
+        node("a").run(context -> {
+            Turnstile turnstile = context.getBean(Turnstile.class);
+            Accounts accounts = context.getBean(Accounts.class);
+            List<Object> inside = accounts.statement("7", () -> List.of(
+                    LockContext.find().map(LockContext::kind).orElse("none"),
+                    turnstile.lock("statement:7").isLocked(),
+                    turnstile.semaphore("statements", 1).availablePermits()));
+            assertThat(inside).as("innermost the permit, the lock held, no permit left").containsExactly(
+                    "semaphore", true, 0);
+            Lease permit = turnstile.semaphore("statements", 1).tryAcquire().orElseThrow();
+            assertThatThrownBy(() -> accounts.statement("8", () -> "ran"))
+                    .isInstanceOf(SemaphoreFullException.class);
+            assertThat(turnstile.lock("statement:8").isLocked())
+                    .as("the lock taken outside was released when the permit was refused")
+                    .isFalse();
+            permit.release();
+            assertThat(accounts.statement("8", () -> "ran")).isEqualTo("ran");
         });
     }
 

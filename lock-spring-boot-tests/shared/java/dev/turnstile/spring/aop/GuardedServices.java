@@ -200,6 +200,13 @@ final class GuardedServices {
         public long credit(String accountId, long cents) {
             return LockContext.current().fencingToken();
         }
+
+        /** Both guards on one method: the lock is taken outside the semaphore. */
+        @DistributedLock(key = "statement:#accountId", waitTime = "0s")
+        @Semaphore(key = "statements", limit = 1)
+        public <T> T statement(String accountId, Supplier<T> probe) {
+            return probe.get();
+        }
     }
 
     /** A short fixed lease, and a call on the same key that needs a longer one. */

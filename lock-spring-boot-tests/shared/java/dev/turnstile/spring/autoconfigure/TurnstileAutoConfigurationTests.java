@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.annotation.DistributedLock;
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.spring.aop.GuardAspect;
 import dev.turnstile.spring.aop.GuardOperationSupport;
-import dev.turnstile.spring.aop.LockAspect;
-import dev.turnstile.spring.aop.SemaphoreAspect;
+import dev.turnstile.spring.aop.GuardOperations;
 import dev.turnstile.spring.aop.TransactionGuard;
 import dev.turnstile.spring.autoconfigure.redis.TurnstileRedisConfiguration;
 import dev.turnstile.test.redis.ChildJvm;
@@ -48,8 +48,8 @@ class TurnstileAutoConfigurationTests {
             assertThat(context)
                     .hasSingleBean(Turnstile.class)
                     .hasSingleBean(UnifiedJedis.class)
-                    .hasSingleBean(LockAspect.class)
-                    .hasSingleBean(SemaphoreAspect.class)
+                    .hasSingleBean(GuardAspect.class)
+                    .hasSingleBean(GuardOperations.class)
                     .hasSingleBean(GuardOperationSupport.class);
             context.getBean(Turnstile.class)
                     .lock("probe")
@@ -123,8 +123,8 @@ class TurnstileAutoConfigurationTests {
         runner().withPropertyValues("turnstile.enabled=false")
                 .run(context -> assertThat(context)
                         .doesNotHaveBean(Turnstile.class)
-                        .doesNotHaveBean(LockAspect.class)
-                        .doesNotHaveBean(SemaphoreAspect.class));
+                        .doesNotHaveBean(GuardAspect.class)
+                        .doesNotHaveBean(GuardOperations.class));
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.turnstile.redis.Lease;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /** Tells several observers, in order; the first one's span wraps the others'. */
@@ -46,5 +47,18 @@ public final class CompositeGuardObserver implements GuardObserver {
     @Override
     public void released(GuardKind kind, String name, Duration held) {
         this.observers.forEach(observer -> observer.released(kind, name, held));
+    }
+
+    @Override
+    public void refusalObserved(GuardKind kind, String name, Refusal reason) {
+        this.observers.forEach(observer -> observer.refusalObserved(kind, name, reason));
+    }
+
+    /** Reads the concurrency from Redis once, however many observers ask. */
+    @Override
+    public void semaphoreEntered(String name, IntSupplier concurrency) {
+        int[] read = {-1};
+        IntSupplier once = () -> read[0] >= 0 ? read[0] : (read[0] = concurrency.getAsInt());
+        this.observers.forEach(observer -> observer.semaphoreEntered(name, once));
     }
 }

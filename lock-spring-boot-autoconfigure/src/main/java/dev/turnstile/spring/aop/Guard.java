@@ -16,17 +16,17 @@ import java.util.Optional;
  *
  * @param operation the method's operation
  * @param keys the resolved keys (one for a semaphore)
- * @param limit the resolved limit (semaphores)
+ * @param limit the resolved limit of a semaphore; 0 for a lock
  */
 record Guard(GuardOperation operation, List<String> keys, int limit) {
 
     Optional<? extends Lease> tryAcquire(Turnstile turnstile, LockFactory locks) {
         GuardOperation op = this.operation;
-        if (op.kind() == GuardKind.LOCK) {
-            return locks.lock(this.keys).tryAcquire(op.waitTime(), op.leaseTime());
+        if (op.spec() instanceof SemaphoreSpec spec) {
+            RedisSemaphore semaphore = turnstile.semaphore(this.keys.get(0), this.limit);
+            return (spec.fair() ? semaphore.fair() : semaphore).tryAcquire(op.waitTime(), op.leaseTime());
         }
-        RedisSemaphore semaphore = turnstile.semaphore(this.keys.get(0), this.limit);
-        return (op.fair() ? semaphore.fair() : semaphore).tryAcquire(op.waitTime(), op.leaseTime());
+        return locks.lock(this.keys).tryAcquire(op.waitTime(), op.leaseTime());
     }
 
     TurnstileException failure(Duration waited) {

@@ -3,6 +3,7 @@ package dev.turnstile.spring.aop;
 import dev.turnstile.redis.Lease;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -37,4 +38,18 @@ public interface GuardObserver {
 
     /** The lock or permit was released after being held for {@code held}. */
     default void released(GuardKind kind, String name, Duration held) {}
+
+    /**
+     * A guard that only observes would have refused a call, for {@code reason}; the method ran
+     * anyway. Told after {@link #notAcquired} or {@link #failed}.
+     */
+    default void refusalObserved(GuardKind kind, String name, Refusal reason) {}
+
+    /**
+     * A call began under the semaphore {@code name}: {@code concurrency} reads how many calls of its
+     * key run at once across every node, this one included (the permits held in Redis, plus this
+     * call when it runs without one because the semaphore only observes). Reading it is one Redis
+     * call, made only if asked; it throws if Redis cannot be reached.
+     */
+    default void semaphoreEntered(String name, IntSupplier concurrency) {}
 }

@@ -1,5 +1,6 @@
 package dev.turnstile.spring.aop;
 
+import dev.turnstile.annotation.Enforce;
 import dev.turnstile.annotation.OnFailure;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -8,10 +9,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.AnnotatedElementKey;
 
 /**
- * Everything about one guarded method that does not change between calls, resolved once per
- * (method, target class) and validated at startup.
+ * Everything about one guard of a method that does not change between calls, resolved once per
+ * (method, target class) and validated at startup: what locks and semaphores share, and in {@link
+ * #spec()} what belongs to one kind only.
  *
- * @param kind lock or semaphore
  * @param method the most specific method (on the target class, bridge resolved)
  * @param elementKey the cache key of the method's expressions
  * @param description {@code OrderService.buy(String, String)}, for messages
@@ -19,20 +20,14 @@ import org.springframework.context.expression.AnnotatedElementKey;
  * @param defaultKey the method's qualified name
  * @param waitTime how long to wait
  * @param leaseTime the lease, or null for the watchdog-renewed default
- * @param holdAtLeast how long after the grant a lock stays taken at least, or null
- * @param holdAtLeastOnFailure whether {@code holdAtLeast} applies when the method fails
  * @param onFailure what to do when not acquired, if no fallback
- * @param fallback the fallback method, or null
- * @param fallbackTakesFailure whether the fallback takes the failure as its last argument
- * @param condition the condition expression, or null
- * @param limit the semaphore's fixed limit (0 when given by an expression, or for a lock)
- * @param limitExpression the per-call limit expression, or null
- * @param fair whether the semaphore is fair
+ * @param fallback the method to call instead when not acquired, or null
  * @param returnKind how the method returns its result
- * @param confirmBeforeCommit whether the lock is confirmed in Redis before each commit under it
+ * @param enforce {@link Enforce#ENFORCE}: refuse what the guard cannot admit; {@link
+ *     Enforce#OBSERVE}: run it anyway, counted and logged (never {@link Enforce#DEFAULT})
+ * @param spec what only a lock or only a semaphore has
  */
 record GuardOperation(
-        GuardKind kind,
         Method method,
         AnnotatedElementKey elementKey,
         String description,
@@ -40,17 +35,11 @@ record GuardOperation(
         String defaultKey,
         Duration waitTime,
         @Nullable Duration leaseTime,
-        @Nullable Duration holdAtLeast,
-        boolean holdAtLeastOnFailure,
         OnFailure onFailure,
-        @Nullable Method fallback,
-        boolean fallbackTakesFailure,
-        @Nullable String condition,
-        int limit,
-        @Nullable String limitExpression,
-        boolean fair,
+        @Nullable Fallback fallback,
         ReturnKind returnKind,
-        boolean confirmBeforeCommit) {
+        Enforce enforce,
+        GuardSpec spec) {
 
     /** How the guarded method ended, which decides whether its lock is held on after it. */
     enum Outcome {
@@ -62,13 +51,26 @@ record GuardOperation(
         NOT_RUN
     }
 
+    /** Returns whether the guard refuses what it cannot admit, rather than only observing it. */
+    boolean enforced() {
+        return this.enforce == Enforce.ENFORCE;
+    }
+
+    /** Returns lock or semaphore. */
+    GuardKind kind() {
+        return this.spec.kind();
+    }
+
+    /**
+     * Returns the name the operation is known by in metrics, logs and configuration: its key
+     * templates joined by commas, or the method's qualified name; never a resolved key.
+     */
+    String name() {
+        return this.keyTemplates.isEmpty() ? this.defaultKey : String.join(",", this.keyTemplates);
+    }
+
     /** Returns how long to hold the lock after the method ended so; zero: release at once. */
     Duration holdAfter(Outcome outcome) {
-        if (this.holdAtLeast == null
-                || outcome == Outcome.NOT_RUN
-                || (outcome == Outcome.FAILED && !this.holdAtLeastOnFailure)) {
-            return Duration.ZERO;
-        }
-        return this.holdAtLeast;
+        return this.spec instanceof LockSpec lock ? lock.holdAfter(outcome) : Duration.ZERO;
     }
 }

@@ -1,6 +1,7 @@
 package dev.turnstile.spring.aop;
 
 import dev.turnstile.annotation.DistributedLock;
+import dev.turnstile.annotation.Enforce;
 import dev.turnstile.annotation.OnFailure;
 import dev.turnstile.annotation.Semaphore;
 import dev.turnstile.spring.key.KeyExpressionEvaluator;
@@ -26,9 +27,9 @@ import org.springframework.util.ClassUtils;
  * Reads {@code @DistributedLock} and {@code @Semaphore} into {@link GuardOperation}s, checking
  * everything that can be checked before a call: templates and expressions parse, durations
  * parse, limits are at least 1, the fallback exists with a compatible signature, SKIP is not used
- * on a primitive return type.
+ * on a primitive return type. Used through {@link GuardOperations}.
  */
-public final class GuardOperationFactory {
+final class GuardOperationFactory {
 
     /** The longest lease or wait the core accepts. */
     private static final Duration MAX_DURATION = Duration.ofDays(365);
@@ -37,30 +38,33 @@ public final class GuardOperationFactory {
     private final KeyExpressionEvaluator evaluator;
     private final Duration lockWaitTime;
     private final Duration semaphoreWaitTime;
-
-    /** Returns the evaluator that parses and caches this factory's expressions. */
-    public KeyExpressionEvaluator evaluator() {
-        return this.evaluator;
-    }
+    private final Enforcement enforcement;
 
     /** Creates the factory; the wait times apply where an annotation gives none. */
-    public GuardOperationFactory(
+    GuardOperationFactory(
             PropertyResolver placeholders,
             KeyExpressionEvaluator evaluator,
             Duration lockWaitTime,
-            Duration semaphoreWaitTime) {
+            Duration semaphoreWaitTime,
+            Enforcement enforcement) {
         this.placeholders = placeholders;
         this.evaluator = evaluator;
         this.lockWaitTime = lockWaitTime;
         this.semaphoreWaitTime = semaphoreWaitTime;
+        this.enforcement = enforcement;
+    }
+
+    /** Returns the evaluator that parses and caches this factory's expressions. */
+    KeyExpressionEvaluator evaluator() {
+        return this.evaluator;
     }
 
     /**
-     * Returns the kinds of guard declared on {@code method} as implemented by {@code targetClass}.
-     * Like the aspects' pointcuts, this reads the implementation method only: an annotation on an
-     * interface method is not applied (see {@link #interfaceOnlyAnnotations}).
+     * Returns the kinds of guard declared on {@code method} as implemented by {@code targetClass},
+     * the lock first. Like the aspect's pointcut, this reads the implementation method only: an
+     * annotation on an interface method is not applied (see {@link #interfaceOnlyAnnotations}).
      */
-    public static List<GuardKind> kindsOf(Method method, Class<?> targetClass) {
+    static List<GuardKind> kindsOf(Method method, Class<?> targetClass) {
         Method specific = specific(method, targetClass);
         List<GuardKind> kinds = new ArrayList<>(2);
         if (AnnotatedElementUtils.isAnnotated(specific, DistributedLock.class)) {
@@ -76,7 +80,7 @@ public final class GuardOperationFactory {
      * Returns a problem for each interface method of {@code targetClass} that carries a guard
      * annotation its implementation lacks: such an annotation would silently do nothing.
      */
-    public static List<String> interfaceOnlyAnnotations(Class<?> targetClass) {
+    static List<String> interfaceOnlyAnnotations(Class<?> targetClass) {
         List<String> problems = new ArrayList<>();
         for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(targetClass)) {
             for (Method declared : type.getMethods()) {
@@ -96,30 +100,36 @@ public final class GuardOperationFactory {
      *
      * @throws InvalidGuardException listing every problem with the annotation
      */
-    public GuardOperation create(GuardKind kind, Method method, Class<?> targetClass) {
+    GuardOperation create(GuardKind kind, Method method, Class<?> targetClass) {
         Method specific = specific(method, targetClass);
-        String description = describe(specific, targetClass);
         AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, targetClass);
+        Site site = new Site(
+                specific, targetClass, elementKey, describe(specific, targetClass), this.evaluator.variables(specific));
         List<String> problems = new ArrayList<>();
         GuardOperation operation = kind == GuardKind.LOCK
-                ? lock(specific, targetClass, elementKey, description, problems)
-                : semaphore(specific, targetClass, elementKey, description, problems);
+                ? lock(AnnotatedElementUtils.getMergedAnnotation(specific, DistributedLock.class), site, problems)
+                : semaphore(AnnotatedElementUtils.getMergedAnnotation(specific, Semaphore.class), site, problems);
         if (!problems.isEmpty()) {
-            throw new InvalidGuardException(description, problems);
+            throw new InvalidGuardException(site.description(), problems);
         }
         return operation;
     }
 
-    private GuardOperation lock(
-            Method method, Class<?> targetClass, AnnotatedElementKey key, String description, List<String> problems) {
-        DistributedLock lock = AnnotatedElementUtils.getMergedAnnotation(method, DistributedLock.class);
+    /** Where an annotation was found, and what its expressions may read. */
+    private record Site(
+            Method method,
+            Class<?> targetClass,
+            AnnotatedElementKey key,
+            String description,
+            MethodVariables variables) {}
+
+    private GuardOperation lock(DistributedLock lock, Site site, List<String> problems) {
         List<String> templates =
                 Arrays.stream(lock.key()).filter(t -> !t.isBlank()).toList();
-        MethodVariables variables = this.evaluator.variables(method);
-        checkTemplates(key, variables, templates, problems);
+        checkTemplates(site, templates, problems);
         String condition = lock.condition().isBlank() ? null : lock.condition();
         if (condition != null) {
-            checkExpression(key, variables, "condition", condition, problems);
+            checkExpression(site, "condition", condition, problems);
         }
         // A held-on lock does not wait unless told to: a node that waited would get the lock when
         // the hold ends and run the method again. Only an explicit waitTime is checked against it.
@@ -140,37 +150,14 @@ public final class GuardOperationFactory {
                     + " use waitTime = \"0s\" or leave waitTime empty (a lock with holdAtLeast does not wait"
                     + " by default)");
         }
-        ReturnKind returnKind = ReturnKind.of(method.getReturnType());
-        Method fallback = fallback(method, targetClass, lock.fallback(), problems);
-        checkSkip(method, lock.onFailure(), fallback, problems);
-        return new GuardOperation(
-                GuardKind.LOCK,
-                method,
-                key,
-                description,
-                templates,
-                qualifiedName(method, targetClass),
-                wait,
-                lease,
-                hold,
-                lock.holdAtLeastOnFailure(),
-                lock.onFailure(),
-                fallback,
-                takesFailure(method, fallback),
-                condition,
-                0,
-                null,
-                false,
-                returnKind,
-                lock.confirmBeforeCommit());
+        LockSpec spec = new LockSpec(hold, lock.holdAtLeastOnFailure(), condition, lock.confirmBeforeCommit());
+        return operation(
+                site, templates, wait, lease, lock.onFailure(), lock.fallback(), lock.enforce(), spec, problems);
     }
 
-    private GuardOperation semaphore(
-            Method method, Class<?> targetClass, AnnotatedElementKey key, String description, List<String> problems) {
-        Semaphore semaphore = AnnotatedElementUtils.getMergedAnnotation(method, Semaphore.class);
+    private GuardOperation semaphore(Semaphore semaphore, Site site, List<String> problems) {
         List<String> templates = semaphore.key().isBlank() ? List.of() : List.of(semaphore.key());
-        MethodVariables variables = this.evaluator.variables(method);
-        checkTemplates(key, variables, templates, problems);
+        checkTemplates(site, templates, problems);
         int limit = semaphore.limit();
         String limitExpression = null;
         boolean hasExpression = !semaphore.limitExpression().isBlank();
@@ -180,7 +167,7 @@ public final class GuardOperationFactory {
             String resolved = resolve("limitExpression", semaphore.limitExpression(), problems);
             if (resolved != null && resolved.contains("#")) {
                 limitExpression = resolved;
-                checkExpression(key, variables, "limitExpression", resolved, problems);
+                checkExpression(site, "limitExpression", resolved, problems);
             } else if (resolved != null) {
                 limit = parseLimit(resolved, problems);
             }
@@ -189,53 +176,70 @@ public final class GuardOperationFactory {
         }
         Duration wait = duration("waitTime", semaphore.waitTime(), this.semaphoreWaitTime, false, problems);
         Duration lease = duration("leaseTime", semaphore.leaseTime(), null, true, problems);
-        Method fallback = fallback(method, targetClass, semaphore.fallback(), problems);
-        checkSkip(method, semaphore.onFailure(), fallback, problems);
-        return new GuardOperation(
-                GuardKind.SEMAPHORE,
-                method,
-                key,
-                description,
+        SemaphoreSpec spec = new SemaphoreSpec(limit, limitExpression, semaphore.fair());
+        return operation(
+                site,
                 templates,
-                qualifiedName(method, targetClass),
                 wait,
                 lease,
-                null,
-                false,
                 semaphore.onFailure(),
-                fallback,
-                takesFailure(method, fallback),
-                null,
-                limit,
-                limitExpression,
-                semaphore.fair(),
-                ReturnKind.of(method.getReturnType()),
-                false);
+                semaphore.fallback(),
+                semaphore.enforce(),
+                spec,
+                problems);
     }
 
-    private void checkTemplates(
-            AnnotatedElementKey key, MethodVariables variables, List<String> templates, List<String> problems) {
+    /**
+     * Builds the operation from what both annotations have, checking the fallback and SKIP, and
+     * resolving whether it enforces.
+     */
+    private GuardOperation operation(
+            Site site,
+            List<String> templates,
+            @Nullable Duration wait,
+            @Nullable Duration lease,
+            OnFailure onFailure,
+            String fallbackName,
+            Enforce enforce,
+            GuardSpec spec,
+            List<String> problems) {
+        Fallback fallback = fallback(site.method(), site.targetClass(), fallbackName, problems);
+        checkSkip(site.method(), onFailure, fallback, problems);
+        String defaultKey = qualifiedName(site.method(), site.targetClass());
+        String name = templates.isEmpty() ? defaultKey : String.join(",", templates);
+        return new GuardOperation(
+                site.method(),
+                site.key(),
+                site.description(),
+                templates,
+                defaultKey,
+                wait,
+                lease,
+                onFailure,
+                fallback,
+                ReturnKind.of(site.method().getReturnType()),
+                this.enforcement.resolve(name, templates, enforce),
+                spec);
+    }
+
+    private void checkTemplates(Site site, List<String> templates, List<String> problems) {
         for (String template : templates) {
             try {
-                KeyTemplate parsed = this.evaluator.template(key, template);
-                problems.addAll(variables.problems("key template '" + template + "'", parsed.variablesRead()));
+                KeyTemplate parsed = this.evaluator.template(site.key(), template);
+                problems.addAll(site.variables().problems("key template '" + template + "'", parsed.variablesRead()));
             } catch (RuntimeException e) {
                 problems.add("key template '" + template + "' does not parse: " + e.getMessage());
             }
         }
     }
 
-    private void checkExpression(
-            AnnotatedElementKey key,
-            MethodVariables variables,
-            String attribute,
-            String expression,
-            List<String> problems) {
+    private void checkExpression(Site site, String attribute, String expression, List<String> problems) {
         try {
-            Expression parsed = this.evaluator.expression(key, expression);
-            problems.addAll(variables.problems(
-                    "'" + attribute + "' expression '" + expression + "'",
-                    KeyExpressionEvaluator.variablesRead(parsed)));
+            Expression parsed = this.evaluator.expression(site.key(), expression);
+            problems.addAll(site.variables()
+                    .problems(
+                            "'" + attribute + "' expression '" + expression + "'",
+                            KeyExpressionEvaluator.variablesRead(parsed)));
         } catch (RuntimeException e) {
             problems.add("'" + attribute + "' expression '" + expression + "' does not parse: " + e.getMessage());
         }
@@ -291,7 +295,8 @@ public final class GuardOperationFactory {
         }
     }
 
-    private static @Nullable Method fallback(Method method, Class<?> targetClass, String name, List<String> problems) {
+    private static @Nullable Fallback fallback(
+            Method method, Class<?> targetClass, String name, List<String> problems) {
         if (name.isBlank()) {
             return null;
         }
@@ -311,7 +316,7 @@ public final class GuardOperationFactory {
                     + fallback.getReturnType().getSimpleName() + ", which is not assignable to "
                     + method.getReturnType().getSimpleName());
         }
-        return fallback;
+        return new Fallback(fallback, fallback.getParameterCount() == method.getParameterCount() + 1);
     }
 
     private static Optional<Method> findMethod(Class<?> type, String name, Class<?>[] parameters) {
@@ -326,16 +331,12 @@ public final class GuardOperationFactory {
     }
 
     private static void checkSkip(
-            Method method, OnFailure onFailure, @Nullable Method fallback, List<String> problems) {
+            Method method, OnFailure onFailure, @Nullable Fallback fallback, List<String> problems) {
         Class<?> returnType = method.getReturnType();
         if (onFailure == OnFailure.SKIP && fallback == null && returnType.isPrimitive() && returnType != void.class) {
             problems.add("onFailure = SKIP cannot produce a " + returnType.getName()
                     + ": return a wrapper type or Optional, or name a fallback");
         }
-    }
-
-    private static boolean takesFailure(Method method, @Nullable Method fallback) {
-        return fallback != null && fallback.getParameterCount() == method.getParameterCount() + 1;
     }
 
     private static Method specific(Method method, Class<?> targetClass) {

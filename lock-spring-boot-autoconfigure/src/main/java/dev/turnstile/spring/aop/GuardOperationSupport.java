@@ -4,36 +4,33 @@ import dev.turnstile.annotation.OnFailure;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.LockLostException;
+import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.TurnstileException;
 import dev.turnstile.spring.LockContext;
 import dev.turnstile.spring.key.KeyExpressionEvaluator;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.AopProxyUtils;
-import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.util.ReflectionUtils;
 
 /**
- * What the aspects delegate to, holding no AOP types (after Spring's {@code CacheAspectSupport}):
+ * What the aspect delegates to, holding no AOP types (after Spring's {@code CacheAspectSupport}):
  * finds the method's cached {@link GuardOperation}, resolves its keys for the call, acquires,
  * invokes the method the way its return type needs, and releases; or applies the failure policy.
+ * A guard that only observes ({@code turnstile.enforce=false}, {@code Enforce.OBSERVE}) runs the
+ * method when it would refuse (busy, full, Redis unavailable), counting and logging the refusal.
  * Thread-safe.
  */
 public final class GuardOperationSupport {
@@ -42,14 +39,14 @@ public final class GuardOperationSupport {
 
     private final Turnstile turnstile;
     private final KeyExpressionEvaluator evaluator;
-    private final GuardOperationFactory factory;
+    private final GuardOperations operations;
     private final OnLeaseLost onLeaseLost;
     private final @Nullable TransactionGuard transactions;
     private final GuardObserver observer;
     private final HeldGuards held;
     private final LockFactory locks;
     private final Duration defaultLease;
-    private final Map<OperationKey, GuardOperation> operations = new ConcurrentHashMap<>();
+    private final ObservedRefusals refusals = new ObservedRefusals(System::nanoTime);
 
     /**
      * @param transactions ties leases to transactions; null when spring-tx is absent
@@ -61,7 +58,7 @@ public final class GuardOperationSupport {
      */
     public GuardOperationSupport(
             Turnstile turnstile,
-            GuardOperationFactory factory,
+            GuardOperations operations,
             OnLeaseLost onLeaseLost,
             @Nullable TransactionGuard transactions,
             GuardObserver observer,
@@ -69,8 +66,8 @@ public final class GuardOperationSupport {
             LockFactory locks,
             Duration defaultLease) {
         this.turnstile = turnstile;
-        this.evaluator = factory.evaluator();
-        this.factory = factory;
+        this.evaluator = operations.evaluator();
+        this.operations = operations;
         this.onLeaseLost = onLeaseLost;
         this.transactions = transactions;
         this.observer = observer;
@@ -80,18 +77,39 @@ public final class GuardOperationSupport {
     }
 
     /**
-     * Runs {@code invoker} under the guard of {@code kind} declared on {@code method}.
+     * Runs {@code invoker} under the guards declared on {@code method}: a lock outside a semaphore
+     * when it has both, and as it is when it has none.
      *
      * @throws Throwable what the method throws, or the acquisition failure (THROW)
      */
-    public @Nullable Object invoke(GuardKind kind, Method method, Object target, Object[] args, Invoker invoker)
-            throws Throwable {
+    public @Nullable Object invoke(Method method, Object target, Object[] args, Invoker invoker) throws Throwable {
         Class<?> targetClass = AopProxyUtils.ultimateTargetClass(target);
-        GuardOperation operation = operation(kind, method, targetClass);
+        return invoke(this.operations.of(method, targetClass), 0, target, targetClass, args, invoker);
+    }
+
+    private @Nullable Object invoke(
+            List<GuardOperation> operations,
+            int index,
+            Object target,
+            Class<?> targetClass,
+            Object[] args,
+            Invoker invoker)
+            throws Throwable {
+        if (index == operations.size()) {
+            return invoker.invoke();
+        }
+        Invoker next = () -> invoke(operations, index + 1, target, targetClass, args, invoker);
+        return invoke(operations.get(index), target, targetClass, args, next);
+    }
+
+    private @Nullable Object invoke(
+            GuardOperation operation, Object target, Class<?> targetClass, Object[] args, Invoker invoker)
+            throws Throwable {
         EvaluationContext context = this.evaluator.context(operation.method(), args, target, targetClass);
-        if (operation.condition() != null
+        if (operation.spec() instanceof LockSpec lock
+                && lock.condition() != null
                 && !Boolean.TRUE.equals(this.evaluator
-                        .expression(operation.elementKey(), operation.condition())
+                        .expression(operation.elementKey(), lock.condition())
                         .getValue(context, Boolean.class))) {
             return invoker.invoke();
         }
@@ -102,18 +120,13 @@ public final class GuardOperationSupport {
             case MONO, FLUX ->
                 ReactiveGuards.guard(
                         operation.returnKind(),
-                        () -> acquire(guard),
+                        () -> acquireOrObserve(guard),
                         (lease, outcome) -> release(guard, lease, outcome),
                         invoker,
-                        () -> reactiveFailure(guard, target, args));
+                        () -> operation.enforced()
+                                ? reactiveFailure(guard, target, args)
+                                : ReactiveGuards.call(invoker));
         };
-    }
-
-    /** Returns the operation of {@code kind} on {@code method}, building and caching it on first use. */
-    public GuardOperation operation(GuardKind kind, Method method, Class<?> targetClass) {
-        return this.operations.computeIfAbsent(
-                new OperationKey(kind, new AnnotatedElementKey(method, targetClass)),
-                key -> this.factory.create(kind, method, targetClass));
     }
 
     private @Nullable Object invokeSync(Guard guard, Object target, Object[] args, Invoker invoker) throws Throwable {
@@ -132,9 +145,11 @@ public final class GuardOperationSupport {
         Lease own = null;
         if (taking != null) {
             long start = System.nanoTime();
-            Optional<? extends Lease> acquired = acquire(taking);
+            Optional<? extends Lease> acquired = acquireOrObserve(taking);
             if (acquired.isEmpty()) {
-                return failure(guard, target, args, guard.failure(Duration.ofNanos(System.nanoTime() - start)));
+                return guard.operation().enforced()
+                        ? failure(guard, target, args, guard.failure(Duration.ofNanos(System.nanoTime() - start)))
+                        : invoker.invoke();
             }
             own = acquired.get();
         }
@@ -164,7 +179,9 @@ public final class GuardOperationSupport {
         AtomicReference<GuardOperation.Outcome> outcome = new AtomicReference<>(GuardOperation.Outcome.COMPLETED);
         boolean deferred = this.transactions != null
                 && this.transactions.deferRelease(context, () -> release(guard, lease, outcome.get()));
-        boolean confirm = this.transactions != null && guard.operation().confirmBeforeCommit();
+        boolean confirm = this.transactions != null
+                && guard.operation().spec() instanceof LockSpec lock
+                && lock.confirmBeforeCommit();
         Runnable confirmation = () -> confirm(guard.operation(), context);
         if (this.transactions != null) {
             this.transactions.guardCommit(context);
@@ -310,7 +327,10 @@ public final class GuardOperationSupport {
 
     private @Nullable Object invokeAsync(Guard guard, Object target, Object[] args, Invoker invoker) throws Throwable {
         long start = System.nanoTime();
-        Optional<? extends Lease> acquired = acquire(guard);
+        Optional<? extends Lease> acquired = acquireOrObserve(guard);
+        if (acquired.isEmpty() && !guard.operation().enforced()) {
+            return invoker.invoke();
+        }
         if (acquired.isEmpty()) {
             TurnstileException failure = guard.failure(Duration.ofNanos(System.nanoTime() - start));
             return guard.operation().fallback() == null && guard.operation().onFailure() == OnFailure.THROW
@@ -340,10 +360,52 @@ public final class GuardOperationSupport {
                         error == null ? GuardOperation.Outcome.COMPLETED : GuardOperation.Outcome.FAILED));
     }
 
+    /**
+     * Acquires for {@code guard}. Empty when refused: a guard that enforces then applies its failure
+     * policy; one that only observes has counted and logged the refusal (an unreachable Redis
+     * included), and the method runs without it.
+     *
+     * @throws RedisUnavailableException if Redis cannot be reached and the guard enforces
+     */
+    private Optional<? extends Lease> acquireOrObserve(Guard guard) {
+        Optional<? extends Lease> lease;
+        try {
+            lease = acquire(guard);
+        } catch (RedisUnavailableException e) {
+            if (guard.operation().enforced()) {
+                throw e;
+            }
+            observe(guard, Refusal.UNAVAILABLE);
+            return Optional.empty();
+        }
+        if (lease.isEmpty() && !guard.operation().enforced()) {
+            observe(guard, guard.operation().kind() == GuardKind.LOCK ? Refusal.BUSY : Refusal.FULL);
+        }
+        return lease;
+    }
+
+    /** Counts and logs a refusal that was only observed; a full semaphore's call runs beyond its limit. */
+    private void observe(Guard guard, Refusal reason) {
+        GuardOperation operation = guard.operation();
+        this.observer.refusalObserved(operation.kind(), operation.name(), reason);
+        this.refusals.refused(operation.kind(), operation.name(), reason);
+        if (reason == Refusal.FULL) {
+            this.observer.semaphoreEntered(operation.name(), () -> permitsHeld(guard) + 1);
+        }
+    }
+
+    /** Returns the permits of the guard's semaphore key held in Redis now: one Redis call. */
+    private int permitsHeld(Guard guard) {
+        return this.turnstile
+                .semaphore(guard.keys().get(0), guard.limit())
+                .holders()
+                .size();
+    }
+
     /** Acquires, telling the observer and tracking what this node holds. */
     private Optional<? extends Lease> acquire(Guard guard) {
         GuardOperation operation = guard.operation();
-        String name = metricName(operation);
+        String name = operation.name();
         long start = System.nanoTime();
         Optional<? extends Lease> lease;
         try {
@@ -357,6 +419,9 @@ public final class GuardOperationSupport {
         if (lease.isPresent()) {
             this.observer.acquired(operation.kind(), name, waited);
             this.held.add(operation.kind(), operation.description(), lease.get());
+            if (operation.kind() == GuardKind.SEMAPHORE) {
+                this.observer.semaphoreEntered(name, () -> permitsHeld(guard));
+            }
         } else {
             this.observer.notAcquired(operation.kind(), name, waited);
         }
@@ -385,19 +450,14 @@ public final class GuardOperationSupport {
                         e.getMessage());
             }
         }
-        this.observer.released(guard.operation().kind(), metricName(guard.operation()), heldFor);
-    }
-
-    /** The metric name of an operation: its key templates, never a resolved key. */
-    static String metricName(GuardOperation operation) {
-        return operation.keyTemplates().isEmpty() ? operation.defaultKey() : String.join(",", operation.keyTemplates());
+        this.observer.released(guard.operation().kind(), guard.operation().name(), heldFor);
     }
 
     private @Nullable Object failure(Guard guard, Object target, Object[] args, TurnstileException failure)
             throws Throwable {
         GuardOperation operation = guard.operation();
         if (operation.fallback() != null) {
-            return callFallback(operation, target, args, failure);
+            return operation.fallback().call(target, args, failure);
         }
         if (operation.onFailure() == OnFailure.SKIP) {
             return skipValue(operation);
@@ -425,22 +485,6 @@ public final class GuardOperationSupport {
         };
     }
 
-    private static @Nullable Object callFallback(
-            GuardOperation operation, Object target, Object[] args, TurnstileException failure) throws Throwable {
-        Method fallback = operation.fallback();
-        Object[] fallbackArgs = args;
-        if (operation.fallbackTakesFailure()) {
-            fallbackArgs = Arrays.copyOf(args, args.length + 1);
-            fallbackArgs[args.length] = failure;
-        }
-        ReflectionUtils.makeAccessible(fallback);
-        try {
-            return fallback.invoke(target, fallbackArgs);
-        } catch (InvocationTargetException e) {
-            throw e.getTargetException();
-        }
-    }
-
     private List<String> keys(GuardOperation operation, EvaluationContext context) {
         if (operation.keyTemplates().isEmpty()) {
             return List.of(operation.defaultKey());
@@ -454,18 +498,19 @@ public final class GuardOperationSupport {
     }
 
     private int limit(GuardOperation operation, EvaluationContext context) {
-        if (operation.limitExpression() == null) {
-            return operation.limit();
+        if (!(operation.spec() instanceof SemaphoreSpec semaphore)) {
+            return 0;
+        }
+        if (semaphore.limitExpression() == null) {
+            return semaphore.limit();
         }
         Integer limit = this.evaluator
-                .expression(operation.elementKey(), operation.limitExpression())
+                .expression(operation.elementKey(), semaphore.limitExpression())
                 .getValue(context, Integer.class);
         if (limit == null || limit < 1) {
-            throw new IllegalArgumentException("'limitExpression' '" + operation.limitExpression() + "' of "
+            throw new IllegalArgumentException("'limitExpression' '" + semaphore.limitExpression() + "' of "
                     + operation.description() + " must yield at least 1 but yielded " + limit);
         }
         return limit;
     }
-
-    private record OperationKey(GuardKind kind, AnnotatedElementKey method) {}
 }

@@ -105,7 +105,8 @@ final class ReactiveGuards {
                 completed);
     }
 
-    private static Publisher<?> call(Invoker body) {
+    /** Calls the method: its publisher, empty for null, or the error it threw. */
+    static Publisher<?> call(Invoker body) {
         try {
             Object result = body.invoke();
             return result == null ? Mono.empty() : (Publisher<?>) result;

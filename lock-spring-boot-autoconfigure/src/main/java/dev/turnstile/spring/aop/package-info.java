@@ -1,6 +1,6 @@
 /**
- * The aspects behind {@code @DistributedLock} and {@code @Semaphore}, and the support they
- * delegate to: operation metadata, acquisition, invocation per return type, failure handling.
+ * The aspect behind {@code @DistributedLock} and {@code @Semaphore}, and the support it
+ * delegates to: operation metadata, acquisition, invocation per return type, failure handling.
  */
 @NullMarked
 package dev.turnstile.spring.aop;

@@ -1,15 +1,16 @@
 package dev.turnstile.spring.autoconfigure;
 
-import dev.turnstile.spring.aop.GuardKind;
-import dev.turnstile.spring.aop.GuardOperationFactory;
-import dev.turnstile.spring.aop.InvalidGuardException;
+import dev.turnstile.spring.aop.GuardOperations;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
@@ -19,7 +20,6 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * Checks every {@code @DistributedLock} and {@code @Semaphore} method of every bean when the
@@ -36,7 +36,9 @@ import org.springframework.util.ReflectionUtils;
  */
 final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
 
-    private final ObjectProvider<GuardOperationFactory> factory;
+    private static final Logger log = LoggerFactory.getLogger(GuardedMethodValidator.class);
+
+    private final ObjectProvider<GuardOperations> operations;
     /** Every class checked so far, with its problems (empty when it is fine). */
     private final Map<Class<?>, List<String>> checked = new ConcurrentHashMap<>();
     /** The problems found while the context starts, in the order found. */
@@ -45,8 +47,8 @@ final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializi
     private @Nullable ConfigurableListableBeanFactory beanFactory;
     private volatile boolean started;
 
-    GuardedMethodValidator(ObjectProvider<GuardOperationFactory> factory) {
-        this.factory = factory;
+    GuardedMethodValidator(ObjectProvider<GuardOperations> operations) {
+        this.operations = operations;
     }
 
     @Override
@@ -87,6 +89,16 @@ final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializi
                 throw new TurnstileConfigurationException(List.copyOf(this.problems));
             }
         }
+        GuardOperations operations = this.operations.getIfAvailable();
+        Set<String> unmatched = operations == null ? Set.of() : operations.unmatchedNames();
+        if (!unmatched.isEmpty()) {
+            log.warn(
+                    "turnstile.enforced-names or turnstile.observed-names lists {}, which no @DistributedLock or"
+                            + " @Semaphore method is named: write the key template as in the annotation"
+                            + " (account:#accountId), or the method's qualified name when it has no key,"
+                            + " as the name tag of the turnstile.* metrics shows it",
+                    unmatched);
+        }
     }
 
     /**
@@ -122,7 +134,10 @@ final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializi
         if (known != null) {
             return known;
         }
-        List<String> found = problemsOf(targetClass);
+        // Asked only for a class with guards: the bean of operations may be what is being created.
+        List<String> found = GuardOperations.declaresGuards(targetClass)
+                ? this.operations.getObject().problems(targetClass)
+                : List.of();
         known = this.checked.putIfAbsent(targetClass, found);
         if (known != null) {
             return known;
@@ -133,19 +148,5 @@ final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializi
             }
         }
         return found;
-    }
-
-    private List<String> problemsOf(Class<?> targetClass) {
-        List<String> found = new ArrayList<>(GuardOperationFactory.interfaceOnlyAnnotations(targetClass));
-        ReflectionUtils.doWithMethods(targetClass, method -> {
-            for (GuardKind kind : GuardOperationFactory.kindsOf(method, targetClass)) {
-                try {
-                    this.factory.getObject().create(kind, method, targetClass);
-                } catch (InvalidGuardException e) {
-                    found.add(e.getMessage());
-                }
-            }
-        });
-        return List.copyOf(found);
     }
 }

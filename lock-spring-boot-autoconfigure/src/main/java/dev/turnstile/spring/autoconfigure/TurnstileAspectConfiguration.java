@@ -3,12 +3,12 @@ package dev.turnstile.spring.autoconfigure;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.aop.CompositeGuardObserver;
+import dev.turnstile.spring.aop.Enforcement;
+import dev.turnstile.spring.aop.GuardAspect;
 import dev.turnstile.spring.aop.GuardObserver;
-import dev.turnstile.spring.aop.GuardOperationFactory;
 import dev.turnstile.spring.aop.GuardOperationSupport;
+import dev.turnstile.spring.aop.GuardOperations;
 import dev.turnstile.spring.aop.HeldGuards;
-import dev.turnstile.spring.aop.LockAspect;
-import dev.turnstile.spring.aop.SemaphoreAspect;
 import dev.turnstile.spring.aop.TransactionGuard;
 import dev.turnstile.spring.key.KeyExpressionEvaluator;
 import org.springframework.beans.factory.BeanFactory;
@@ -19,25 +19,26 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.EnableAspectJAutoProxy;
 import org.springframework.core.env.Environment;
 
-/** The aspects, their support, and the startup validation of annotated methods. */
+/** The aspect, its support and operations, and the startup validation of annotated methods. */
 @Configuration(proxyBeanMethods = false)
 @EnableAspectJAutoProxy
 class TurnstileAspectConfiguration {
 
     @Bean
-    static GuardedMethodValidator turnstileGuardedMethodValidator(ObjectProvider<GuardOperationFactory> factory) {
-        return new GuardedMethodValidator(factory);
+    static GuardedMethodValidator turnstileGuardedMethodValidator(ObjectProvider<GuardOperations> operations) {
+        return new GuardedMethodValidator(operations);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    GuardOperationFactory turnstileGuardOperationFactory(
+    GuardOperations turnstileGuardOperations(
             Environment environment, BeanFactory beanFactory, TurnstileProperties properties) {
-        return new GuardOperationFactory(
+        return new GuardOperations(
                 environment,
                 new KeyExpressionEvaluator(beanFactory),
                 properties.getLock().getWaitTime(),
-                properties.getSemaphore().getWaitTime());
+                properties.getSemaphore().getWaitTime(),
+                new Enforcement(properties.isEnforce(), properties.getEnforcedNames(), properties.getObservedNames()));
     }
 
     @Bean
@@ -50,7 +51,7 @@ class TurnstileAspectConfiguration {
     @ConditionalOnMissingBean
     GuardOperationSupport turnstileGuardOperationSupport(
             Turnstile turnstile,
-            GuardOperationFactory factory,
+            GuardOperations operations,
             TurnstileProperties properties,
             ObjectProvider<TransactionGuard> transactions,
             ObjectProvider<GuardObserver> observers,
@@ -58,7 +59,7 @@ class TurnstileAspectConfiguration {
             ObjectProvider<Redlock> redlock) {
         return new GuardOperationSupport(
                 turnstile,
-                factory,
+                operations,
                 properties.getLock().getOnLeaseLost(),
                 transactions.getIfAvailable(),
                 new CompositeGuardObserver(observers.orderedStream().toList()),
@@ -69,13 +70,7 @@ class TurnstileAspectConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LockAspect turnstileLockAspect(GuardOperationSupport support, TurnstileProperties properties) {
-        return new LockAspect(support, properties.getAspectOrder());
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    SemaphoreAspect turnstileSemaphoreAspect(GuardOperationSupport support, TurnstileProperties properties) {
-        return new SemaphoreAspect(support, properties.getAspectOrder());
+    GuardAspect turnstileGuardAspect(GuardOperationSupport support, TurnstileProperties properties) {
+        return new GuardAspect(support, properties.getAspectOrder());
     }
 }

@@ -15,7 +15,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Auto-configures Turnstile: a Jedis client (unless the application has its own {@code
- * UnifiedJedis}), the {@link Turnstile}, and the aspects behind {@code @DistributedLock} and
+ * UnifiedJedis}), the {@link Turnstile}, and the aspect behind {@code @DistributedLock} and
  * {@code @Semaphore}. {@code turnstile.enabled=false} switches all of it off.
  */
 @AutoConfiguration(

@@ -2,6 +2,8 @@ package dev.turnstile.spring.autoconfigure;
 
 import dev.turnstile.spring.aop.OnLeaseLost;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
@@ -25,10 +27,34 @@ public class TurnstileProperties {
     private Duration fenceRetention = Duration.ofSeconds(10);
 
     /**
-     * Order of the lock and semaphore aspects. Keep it below the transaction advice's order so the
+     * Order of the aspect of @DistributedLock and @Semaphore. Keep it below the transaction advice's order so the
      * lock is taken before a transaction begins and released after it ends.
      */
     private int aspectOrder = Ordered.LOWEST_PRECEDENCE - 1;
+
+    /**
+     * Whether @DistributedLock and @Semaphore refuse the calls they cannot admit: a lock busy past
+     * its wait, a full semaphore, an unavailable Redis. False: they only observe. An observed guard
+     * still takes its lock or permit when it can; when it would refuse, the method runs anyway and
+     * the refusal is counted in turnstile.observed.refusals and logged at INFO at most once a minute
+     * per guard. turnstile.enforced-names, turnstile.observed-names and an annotation's enforce
+     * attribute override it for single guards.
+     */
+    private boolean enforce = true;
+
+    /**
+     * Guards that enforce whatever turnstile.enforce and their annotation say, by name: the key
+     * template as written (account:#accountId), a multi-key lock's templates joined by commas or any
+     * one of them, or the method's qualified name when it has no key; the name tag of the metrics.
+     * A name that matches no guard is reported in a WARN line at startup.
+     */
+    private List<String> enforcedNames = new ArrayList<>();
+
+    /**
+     * Guards that only observe whatever turnstile.enforce and their annotation say, named as in
+     * turnstile.enforced-names; a name may not be in both.
+     */
+    private List<String> observedNames = new ArrayList<>();
 
     private final Lock lock = new Lock();
 
@@ -80,6 +106,30 @@ public class TurnstileProperties {
 
     public void setAspectOrder(int aspectOrder) {
         this.aspectOrder = aspectOrder;
+    }
+
+    public boolean isEnforce() {
+        return this.enforce;
+    }
+
+    public void setEnforce(boolean enforce) {
+        this.enforce = enforce;
+    }
+
+    public List<String> getEnforcedNames() {
+        return this.enforcedNames;
+    }
+
+    public void setEnforcedNames(List<String> enforcedNames) {
+        this.enforcedNames = enforcedNames;
+    }
+
+    public List<String> getObservedNames() {
+        return this.observedNames;
+    }
+
+    public void setObservedNames(List<String> observedNames) {
+        this.observedNames = observedNames;
     }
 
     public Lock getLock() {

@@ -1,4 +1,4 @@
-/** Auto-configuration of Turnstile: the Redis client, the {@code Turnstile}, the aspects, startup validation. */
+/** Auto-configuration of Turnstile: the Redis client, the {@code Turnstile}, the aspect, startup validation. */
 @NullMarked
 package dev.turnstile.spring.autoconfigure;
 

@@ -8,7 +8,9 @@ import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.spring.aop.GuardKind;
 import dev.turnstile.spring.aop.GuardObserver;
+import dev.turnstile.spring.aop.Refusal;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -20,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -42,7 +45,17 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code turnstile.permits.in.use} (gauge): permits this node holds, per semaphore;
  *   <li>{@code turnstile.lease.renewals} (counter) and {@code turnstile.lease.lost} (counter, by
  *       {@code kind} and {@code reason}): the watchdog's work and the leases lost while held, found
- *       by a renewal, an extension, a check before a commit or the release.
+ *       by a renewal, an extension, a check before a commit or the release;
+ *   <li>{@code turnstile.observed.refusals} (counter, by {@code kind}, {@code name} and {@code
+ *       reason}: {@code busy}, {@code full}, {@code unavailable}): calls a guard that only observes
+ *       would have refused, and let run;
+ *   <li>{@code turnstile.semaphore.concurrency} (distribution summary with histogram buckets, by
+ *       {@code name}): how many calls of one key ran at once across every node when a call entered,
+ *       itself included; sampled at each permit granted, and at each call an observed full
+ *       semaphore let run (then the permits held plus one). Its quantiles are the numbers to choose
+ *       a limit from; one Redis call per sample;
+ *   <li>{@code turnstile.lock.wait} (timer with histogram buckets, by {@code name} and {@code
+ *       outcome}: {@code acquired} or {@code busy}): how long a lock was waited for.
  * </ul>
  *
  * <p>Without an application {@link ObservationRegistry} ({@code ObservationRegistry.NOOP}), the
@@ -58,6 +71,11 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
     private final ObservationRegistry observations;
     private final @Nullable AcquireObservationConvention convention;
     private final Map<String, AtomicInteger> permitsInUse = new ConcurrentHashMap<>();
+
+    /** Exact buckets up to 10 calls at once, where most per-key limits are chosen; coarser above. */
+    private static final double[] CONCURRENCY_BUCKETS = {
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 300, 500, 1000
+    };
 
     /**
      * Records into {@code meters} and {@code observations}; {@code ObservationRegistry.NOOP}: the
@@ -123,11 +141,16 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
     public void acquired(GuardKind kind, String name, Duration waited) {
         if (kind == GuardKind.SEMAPHORE) {
             inUse(name).incrementAndGet();
+        } else {
+            lockWait(name, "acquired", waited);
         }
     }
 
     @Override
     public void notAcquired(GuardKind kind, String name, Duration waited) {
+        if (kind == GuardKind.LOCK) {
+            lockWait(name, "busy", waited);
+        }
         if (kind == GuardKind.SEMAPHORE) {
             Counter.builder("turnstile.semaphore.rejections")
                     .description("Permits refused because the semaphore was full for the whole wait")
@@ -147,6 +170,43 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
         if (kind == GuardKind.SEMAPHORE) {
             inUse(name).decrementAndGet();
         }
+    }
+
+    @Override
+    public void refusalObserved(GuardKind kind, String name, Refusal reason) {
+        Counter.builder("turnstile.observed.refusals")
+                .description("Calls a guard that only observes would have refused, and let run")
+                .tags("kind", kind.label(), "name", name, "reason", reason.label())
+                .register(this.meters)
+                .increment();
+    }
+
+    @Override
+    public void semaphoreEntered(String name, IntSupplier concurrency) {
+        int value;
+        try {
+            value = concurrency.getAsInt();
+        } catch (RuntimeException e) {
+            return; // Redis could not be read: no sample
+        }
+        DistributionSummary.builder("turnstile.semaphore.concurrency")
+                .description("Calls of one semaphore key running at once across every node when a call entered,"
+                        + " itself included")
+                .tag("name", name)
+                .serviceLevelObjectives(CONCURRENCY_BUCKETS)
+                .register(this.meters)
+                .record(value);
+    }
+
+    private void lockWait(String name, String outcome, Duration waited) {
+        Timer.builder("turnstile.lock.wait")
+                .description("How long a guarded method waited for its lock")
+                .tags("name", name, "outcome", outcome)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(1))
+                .register(this.meters)
+                .record(waited);
     }
 
     @Override

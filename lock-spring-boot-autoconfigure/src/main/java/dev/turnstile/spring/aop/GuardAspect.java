@@ -6,25 +6,27 @@ import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.reflect.MethodSignature;
 import org.springframework.core.Ordered;
 
-/** Runs {@code @DistributedLock} methods under their lock; the work is in {@link GuardOperationSupport}. */
+/**
+ * Runs {@code @DistributedLock} and {@code @Semaphore} methods under their guards; the work is in
+ * {@link GuardOperationSupport}, which holds no AOP types.
+ */
 @Aspect
-public final class LockAspect implements Ordered {
+public final class GuardAspect implements Ordered {
 
     private final GuardOperationSupport support;
     private final int order;
 
     /** Creates the aspect at {@code order}: it must run outside (before) transaction advice. */
-    public LockAspect(GuardOperationSupport support, int order) {
+    public GuardAspect(GuardOperationSupport support, int order) {
         this.support = support;
         this.order = order;
     }
 
     /** Guards one call. */
-    @Around("@annotation(dev.turnstile.annotation.DistributedLock)")
+    @Around("@annotation(dev.turnstile.annotation.DistributedLock) || @annotation(dev.turnstile.annotation.Semaphore)")
     public Object around(ProceedingJoinPoint call) throws Throwable {
         MethodSignature signature = (MethodSignature) call.getSignature();
-        return this.support.invoke(
-                GuardKind.LOCK, signature.getMethod(), call.getTarget(), call.getArgs(), call::proceed);
+        return this.support.invoke(signature.getMethod(), call.getTarget(), call.getArgs(), call::proceed);
     }
 
     @Override
