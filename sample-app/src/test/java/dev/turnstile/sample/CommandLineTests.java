@@ -15,12 +15,15 @@ import org.junit.jupiter.api.io.TempDir;
 class CommandLineTests {
 
     @Test
-    void aDurationIsSecondsOrANumberWithAUnitOfAtLeastOneSecond() throws Exception {
-        assertThat(CommandLine.parse("--benchmark", "--duration=60").duration()).isEqualTo(Duration.ofSeconds(60));
-        assertThat(CommandLine.parse("--benchmark", "--duration=1500ms").duration())
+    void aDurationIsSecondsOrANumberWithAUnitOfAtLeastOneSecond(@TempDir Path temp) throws Exception {
+        String out = "--out=" + temp;
+        assertThat(CommandLine.parse("--benchmark", "--duration=60", out).duration())
+                .isEqualTo(Duration.ofSeconds(60));
+        assertThat(CommandLine.parse("--benchmark", "--duration=1500ms", out).duration())
                 .isEqualTo(Duration.ofMillis(1500));
-        assertThat(CommandLine.parse("--benchmark", "--duration=2m").duration()).isEqualTo(Duration.ofMinutes(2));
-        assertThat(CommandLine.parse("--benchmark").duration()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(CommandLine.parse("--benchmark", "--duration=2m", out).duration())
+                .isEqualTo(Duration.ofMinutes(2));
+        assertThat(CommandLine.parse("--benchmark", out).duration()).isEqualTo(Duration.ofSeconds(10));
         for (String tooShort : new String[] {"0s", "0", "60ms", "0.5"}) {
             assertThatExceptionOfType(CommandLine.UsageException.class)
                     .isThrownBy(() -> CommandLine.parse("--benchmark", "--duration=" + tooShort))
