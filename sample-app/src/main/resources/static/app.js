@@ -203,7 +203,11 @@ async function refreshUsers() {
 
 function refreshListable() {
   const seller = users.find((user) => user.id === $('#list-seller').value);
-  fillSelect($('#list-item'), seller ? [...seller.inventory].sort() : [], true);
+  const item = $('#list-item');
+  const hadItem = item.value !== '';
+  const items = seller ? [...seller.inventory].sort() : [];
+  fillSelect(item, items, true);
+  if (!hadItem && items.includes('ItemM')) item.value = 'ItemM'; // the book's figure 6.4
 }
 
 async function refreshMarket() {

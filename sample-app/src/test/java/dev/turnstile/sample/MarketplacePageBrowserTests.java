@@ -84,6 +84,11 @@ class MarketplacePageBrowserTests {
 
     @BeforeAll
     static void browserInstalled() {
+        assumeBrowser();
+    }
+
+    /** Skips the calling test class, saying why, where Chromium and its driver are not installed. */
+    static void assumeBrowser() {
         Assumptions.assumeTrue(
                 executable(chromium()) && executable(chromedriver()),
                 "Browser tests skipped: no Chromium here (looked for " + chromium() + " and " + chromedriver()
@@ -399,6 +404,15 @@ class MarketplacePageBrowserTests {
     }
 
     private WebDriver open() {
+        WebDriver browser = launch(this.port);
+        synchronized (browsers) {
+            browsers.add(browser);
+        }
+        return browser;
+    }
+
+    /** A headless Chromium with the page at {@code port} open and ready; the caller quits it. */
+    static WebDriver launch(int port) {
         ChromeOptions options = new ChromeOptions();
         options.setBinary(chromium());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1440,2600");
@@ -408,12 +422,14 @@ class MarketplacePageBrowserTests {
                 .usingAnyFreePort()
                 .build();
         WebDriver browser = new ChromeDriver(service, options);
-        synchronized (browsers) {
-            browsers.add(browser);
+        try {
+            browser.get("http://localhost:" + port + "/");
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> "true".equals(script(browser, "return document.body.dataset.ready")));
+        } catch (RuntimeException e) {
+            browser.quit();
+            throw e;
         }
-        browser.get("http://localhost:" + this.port + "/");
-        await().atMost(Duration.ofSeconds(15))
-                .until(() -> "true".equals(script(browser, "return document.body.dataset.ready")));
         return browser;
     }
 
@@ -443,7 +459,7 @@ class MarketplacePageBrowserTests {
                 css));
     }
 
-    private static Object script(WebDriver browser, String script, Object... arguments) {
+    static Object script(WebDriver browser, String script, Object... arguments) {
         return ((JavascriptExecutor) browser).executeScript(script, arguments);
     }
 
