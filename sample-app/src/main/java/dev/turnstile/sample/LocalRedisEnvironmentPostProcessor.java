@@ -1,6 +1,5 @@
 package dev.turnstile.sample;
 
-import dev.turnstile.test.redis.RedisServer;
 import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.springframework.boot.EnvironmentPostProcessor;
@@ -13,11 +12,12 @@ import org.springframework.core.env.MapPropertySource;
 /**
  * Keeps the sample off other people's data: unless a Redis is configured ({@code
  * spring.data.redis.host}, {@code port}, {@code url}, {@code sentinel.master} or {@code
- * cluster.nodes}), it starts a {@code redis-server} of its own on a free port (through
- * lock-test-support's launcher), points the application at it, logs where it is, and stops it with
- * the application. It never uses a server it was not told about, not even one on localhost:6379.
- * Sets {@code sample.local-redis.started=true} and {@code sample.local-redis.port} when it started one. Off with {@code
- * sample.local-redis.enabled=false}.
+ * cluster.nodes}), it starts a {@code redis-server} of its own on a free port (an {@link
+ * OwnRedisServer}, which never outlives the application and is started again if it dies), points
+ * the application at it, logs where it is, and registers it as the bean {@code ownRedisServer}. It
+ * never uses a server it was not told about, not even one on localhost:6379. Sets {@code
+ * sample.local-redis.started=true} and {@code sample.local-redis.port} when it started one. Off
+ * with {@code sample.local-redis.enabled=false}.
  */
 class LocalRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
@@ -38,8 +38,8 @@ class LocalRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
         if (!environment.getProperty("sample.local-redis.enabled", Boolean.class, true) || configured(environment)) {
             return;
         }
-        RedisServer server = RedisServer.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "local-redis-stop"));
+        OwnRedisServer server = OwnRedisServer.start(true);
+        application.addInitializers(context -> context.getBeanFactory().registerSingleton("ownRedisServer", server));
         environment
                 .getPropertySources()
                 .addFirst(new MapPropertySource(
@@ -54,8 +54,9 @@ class LocalRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Or
                                 PORT,
                                 server.port())));
         this.log.info("No Redis configured (spring.data.redis.*): started a redis-server of the sample's own on"
-                + " 127.0.0.1:" + server.port() + "; it stops with the application. To use another server, set"
-                + " spring.data.redis.host and spring.data.redis.port.");
+                + " 127.0.0.1:" + server.port() + " (pid " + server.pid() + ", directory " + server.directory()
+                + "); it stops with the application, however the application ends, and its data with it. To use"
+                + " another server, set spring.data.redis.host and spring.data.redis.port.");
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.turnstile.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.turnstile.sample.benchmark.MarketBenchmark;
 import dev.turnstile.sample.lab.LockLab;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.nio.file.Path;
@@ -50,11 +49,22 @@ class LockLabTests {
         assertThat(table.get("Turnstile RedisSemaphore").get("fair-semaphore race"))
                 .startsWith("held");
         assertThat(LockLab.markdown(table)).contains("| stage | holder crash |");
+        assertThat(LockLab.verdict(table.get("naive SETNX lock (6.8)").get("holder crash")))
+                .isEqualTo("broken");
+        assertThat(LockLab.verdict(table.get("basic semaphore (6.12)").get("10 ms client clock skew")))
+                .isEqualTo("broken");
+        assertThat(LockLab.verdict(table.get("Turnstile RedisLock").get("holder crash")))
+                .isEqualTo("held");
+        assertThat(LockLab.verdict(table.get("Turnstile RedisLock").get("crash between SETNX and EXPIRE")))
+                .as("cannot happen")
+                .isEqualTo("held");
+        assertThat(LockLab.verdict(table.get("naive SETNX lock (6.8)").get("10 ms client clock skew")))
+                .isEqualTo("n/a");
     }
 
     @Test
     void theCommandsWriteOutsideTheSourceTreeUnlessTold() {
-        Path out = MarketBenchmark.defaultOut().toAbsolutePath();
+        Path out = CommandLine.defaultOutRoot().toAbsolutePath();
         assertThat(out.startsWith(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath()))
                 .as("%s is under the temporary directory", out)
                 .isTrue();

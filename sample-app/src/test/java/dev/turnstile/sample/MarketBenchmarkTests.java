@@ -82,6 +82,21 @@ class MarketBenchmarkTests {
                 .contains("1 lister, 1 buyer", "5 listers, 1 buyer", "5 listers, 5 buyers")
                 .doesNotContain("1 listers");
         assertThat(report.markdown()).contains("| 1 lister, 1 buyer |").doesNotContain("1 listers");
+        assertThat(svg)
+                .as("the rows' length in the title, and the book's values as labelled markers")
+                .contains("measured in rows of 1 s, scaled to 60 s")
+                .contains("book 27,000", "book &lt;200", "book 111,000")
+                .contains("the book's value");
+        String[] csv = report.csv().split("\n");
+        assertThat(csv).hasSize(10);
+        assertThat(csv[0]).contains("bought_per_60s", "book_bought_per_60s", "book_bought_lt");
+        for (String line : List.of(csv).subList(1, csv.length)) {
+            assertThat(line.split(","))
+                    .as(line)
+                    .hasSize(19)
+                    .allSatisfy(value -> assertThat(value).matches("[0-9]+(\\.[0-9]+)?|watch|lock|fine"));
+        }
+        assertThat(csv[4]).as("the book's 5/1 WATCH row bought <200").contains(",200,1,");
         assertThat(BenchmarkReport.workers(1, 5)).isEqualTo("1 lister, 5 buyers");
     }
 

@@ -21,9 +21,12 @@ import java.util.concurrent.CompletableFuture;
 import org.assertj.core.api.AbstractStringAssert;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -33,6 +36,7 @@ import tools.jackson.databind.ObjectMapper;
 @SpringBootTest(
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"turnstile.lock.wait-time=300ms", "sample.partner.latency=2500ms", "sample.stream.lease=3s"})
+@ExtendWith(OutputCaptureExtension.class)
 class MarketplaceApiIntegrationTests {
 
     @RegisterExtension
@@ -107,7 +111,7 @@ class MarketplaceApiIntegrationTests {
         assertProblem(get("/nowhere"));
         HttpResponse<String> refusedByTomcat = get("/users/a%5Cb");
         assertThat(refusedByTomcat.statusCode()).isEqualTo(400);
-        assertProblem(refusedByTomcat).contains("refused before it reached the marketplace");
+        assertProblem(refusedByTomcat).contains("refused before it reached the marketplace", "an encoded /");
     }
 
     @Test
@@ -115,7 +119,11 @@ class MarketplaceApiIntegrationTests {
         Map<String, List<String>> cases = new LinkedHashMap<>();
         cases.put("/users|{\"id\":\"dan\"}", List.of("'funds' is required"));
         cases.put("/users|{\"id\":\"dan\",\"funds\":\"lots\"}", List.of("'funds' must be a whole number"));
-        cases.put("/users|{\"id\":\"dan\",\"funds\":-1}", List.of("'funds' must not be negative"));
+        cases.put(
+                "/users|{\"id\":\"dan\",\"funds\":-1}",
+                List.of("'funds' is out of range: it must be from 0 to 1000000000."));
+        cases.put("/users|{\"id\":\"dan\",\"funds\":1e30}", List.of("'funds' is out of range"));
+        cases.put("/users|{\"id\":\"dan\",\"funds\":null}", List.of("'funds' is required."));
         cases.put("/users|{\"id\":\"dan\",\"funds\":1.5}", List.of("'funds' must be a whole number"));
         cases.put("/users|{\"id\":\"dan\",\"funds\":99999999999999999999}", List.of("'funds' is out of range"));
         cases.put("/users|{\"funds\":1}", List.of("'id' is required"));
@@ -128,7 +136,10 @@ class MarketplaceApiIntegrationTests {
         cases.put("/market/listings|{\"sellerId\":\"ann\",\"price\":5}", List.of("'itemId' is required"));
         cases.put(
                 "/market/listings|{\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":-5}",
-                List.of("'price' must be positive"));
+                List.of("'price' is out of range: it must be from 1 to 1000000000."));
+        cases.put(
+                "/market/listings|{\"itemId\":\"sword\",\"sellerId\":\"ann\",\"price\":null}",
+                List.of("'price' is required."));
         cases.put(
                 "/market/purchases|{\"buyerId\":\"bob\",\"sellerId\":\"ann\"}",
                 List.of("'itemId' is required", "'price' is required"));
@@ -141,10 +152,9 @@ class MarketplaceApiIntegrationTests {
             assertThat(answer.statusCode()).as(entry.getKey()).isEqualTo(400);
             assertProblem(answer).as(entry.getKey()).contains(entry.getValue());
         }
-        assertThat(get("/users/" + "x".repeat(100)).statusCode())
-                .as("an id that breaks the rule was never created")
-                .isEqualTo(404);
-        assertThat(get("/market?limit=0").body()).contains("'limit' must be between 1 and 1000");
+        assertThat(get("/market?limit=0").body()).contains("'limit' is out of range: it must be from 1 to 1000.");
+        assertThat(get("/market?limit=99999999999").body())
+                .contains("'limit' is out of range: it must be from 1 to 1000.");
         for (String[] request : List.of(
                 new String[] {"/market?limit=abc", "'limit' must be a whole number"},
                 new String[] {"/accounts/acct-1/partner-quote", "'item' is required"},
@@ -154,6 +164,65 @@ class MarketplaceApiIntegrationTests {
             assertThat(answer.statusCode()).as(request[0]).isEqualTo(400);
             assertProblem(answer).as(request[0]).contains(request[1], "\"errors\":[{\"field\":");
         }
+    }
+
+    @Test
+    void idsInAPathFollowTheIdRuleAndNoAnswerEchoesMoreThanTheRuleAllows() throws Exception {
+        for (String[] request : List.of(
+                new String[] {"/users/a%20b", "'id' must be 1 to 64 characters"},
+                new String[] {"/users/" + "y".repeat(5_000), "'id' must be 1 to 64 characters"},
+                new String[] {"/accounts/" + "x".repeat(10_000) + "/partner-quote?item=x", "'accountId' must be 1 to 64"
+                },
+                new String[] {"/accounts/" + "x".repeat(10_000) + "/stream", "'accountId' must be 1 to 64"})) {
+            HttpResponse<String> answer = get(request[0]);
+            assertThat(answer.statusCode()).as(request[0]).isEqualTo(400);
+            assertProblem(answer).as(request[0]).contains(request[1], "\"field\":");
+            assertThat(answer.body())
+                    .as("the body repeats no long id")
+                    .doesNotContain("x".repeat(100), "y".repeat(100));
+        }
+        HttpResponse<String> nowhere = get("/nowhere" + "z".repeat(5_000));
+        assertThat(nowhere.statusCode()).isEqualTo(404);
+        assertProblem(nowhere).contains("Nothing is served at this path");
+        assertThat(nowhere.body().length()).as(nowhere.body()).isLessThan(400);
+        HttpResponse<String> huge = get("/users/" + "w".repeat(70_000));
+        assertThat(huge.statusCode()).isEqualTo(400);
+        assertProblem(huge)
+                .contains("over the 64 KB the server reads", "Ids in a path are 1 to 64 characters")
+                .doesNotContain("encoded /");
+    }
+
+    @Test
+    void theBooksExampleIsLoadedOnRequestWithoutTouchingOtherUsers() throws Exception {
+        HttpResponse<String> loaded = post("/example", "");
+        assertThat(loaded.statusCode()).isEqualTo(200);
+        assertThat(get("/market").body())
+                .isEqualTo("[{\"itemId\":\"ItemA\",\"sellerId\":\"4\",\"price\":35},"
+                        + "{\"itemId\":\"ItemC\",\"sellerId\":\"7\",\"price\":48},"
+                        + "{\"itemId\":\"ItemE\",\"sellerId\":\"2\",\"price\":60},"
+                        + "{\"itemId\":\"ItemG\",\"sellerId\":\"3\",\"price\":73}]");
+        assertThat(post(
+                                "/market/purchases",
+                                "{\"buyerId\":\"27\",\"itemId\":\"ItemA\",\"sellerId\":\"4\",\"price\":35}")
+                        .statusCode())
+                .isEqualTo(201);
+        post("/example", "");
+        assertThat(get("/users/27").body()).contains("\"name\":\"Bill\"", "\"funds\":125");
+        assertThat(this.json.readTree(get("/users/27").body()).get("inventory"))
+                .extracting(JsonNode::asString)
+                .containsExactlyInAnyOrder("ItemO", "ItemP", "ItemQ");
+        assertThat(get("/market").body()).contains("\"itemId\":\"ItemA\",\"sellerId\":\"4\"");
+        assertThat(get("/users/ann").body()).as("other users stay").contains("\"funds\":100", "sword");
+    }
+
+    @Test
+    void theStartupLogSaysWhereToOpenThePageAndHealthIsUp(CapturedOutput output) throws Exception {
+        assertThat(output.getAll()).contains("The marketplace is ready: open http://localhost:" + this.port + "/");
+        HttpResponse<String> health = get("/actuator/health");
+        assertThat(health.statusCode()).isEqualTo(200);
+        JsonNode components = this.json.readTree(health.body()).get("components");
+        assertThat(components.get("redis").get("status").asString()).isEqualTo("UP");
+        assertThat(components.get("turnstile").get("status").asString()).isEqualTo("UP");
     }
 
     @Test
@@ -258,7 +327,7 @@ class MarketplaceApiIntegrationTests {
                 .as("GET is not the burst's method")
                 .isEqualTo(405);
         assertThat(post("/accounts/acct-9/partner-burst?calls=21", "").body())
-                .contains("'calls' must be between 1 and 20");
+                .contains("'calls' is out of range: it must be from 1 to 20.");
     }
 
     @Test
@@ -280,7 +349,12 @@ class MarketplaceApiIntegrationTests {
         InputStream second = stream("/accounts/viewer/stream");
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> this.streams.slots("viewer").availablePermits() == 0);
-        assertThat(get("/accounts/viewer/stream").statusCode()).isEqualTo(429);
+        HttpResponse<String> third = get("/accounts/viewer/stream");
+        assertThat(third.statusCode()).isEqualTo(429);
+        assertThat(third.headers().firstValue("Retry-After"))
+                .as("a slot frees when a stream closes, not after a while")
+                .isEmpty();
+        assertProblem(third).contains("close one of the account's streams").doesNotContainIgnoringCase("retry");
         assertThat(first.read()).as("the stream sends events").isPositive();
         // Held across several lease times: the stream refreshes its permit.
         await().pollDelay(Duration.ofSeconds(4))

@@ -18,12 +18,11 @@ public final class BenchmarkReport {
     /** The table, each measured row beside the book's. */
     public String markdown() {
         StringBuilder text = new StringBuilder();
-        double seconds = this.results.isEmpty() ? 0 : this.results.get(0).seconds();
         text.append(String.format(
                 Locale.ROOT,
-                "Measured for %.0f s per row on %d cores, scaled to the book's 60 s; the book's row (2012 hardware,"
+                "Measured for %s per row on %d cores, scaled to the book's 60 s; the book's row (2012 hardware,"
                         + " one process per worker) in brackets.%n%n",
-                seconds,
+                seconds(rowSeconds()),
                 Runtime.getRuntime().availableProcessors()));
         text.append(
                 "| workers | strategy | listed / 60 s | bought / 60 s | purchase retries / 60 s | avg wait per purchase |\n");
@@ -47,15 +46,22 @@ public final class BenchmarkReport {
         return text.toString();
     }
 
-    /** The measured rows and the book's, as CSV. */
+    /**
+     * The measured rows and the book's, as CSV of numbers only (and the strategy's name): the counts
+     * as measured in {@code seconds}, the same scaled to 60 s, and the book's values per 60 s. Where
+     * the book printed only a bound ({@code <200}), its column holds the bound and the {@code _lt}
+     * column beside it is 1.
+     */
     public String csv() {
-        StringBuilder text = new StringBuilder(
-                "listers,buyers,strategy,seconds,listed,bought,retries,avg_wait_ms,book_listed,book_bought,book_retries,book_wait\n");
+        StringBuilder text = new StringBuilder("listers,buyers,strategy,seconds,listed,bought,retries,avg_wait_ms,"
+                + "listed_per_60s,bought_per_60s,retries_per_60s,"
+                + "book_listed_per_60s,book_listed_lt,book_bought_per_60s,book_bought_lt,"
+                + "book_retries_per_60s,book_retries_lt,book_avg_wait_ms,book_avg_wait_ms_lt\n");
         for (RunResult result : this.results) {
             BookTable book = BookTable.of(result.listers(), result.buyers(), result.strategy());
             text.append(String.format(
                     Locale.ROOT,
-                    "%d,%d,%s,%.1f,%d,%d,%d,%.3f,\"%s\",\"%s\",\"%s\",\"%s\"%n",
+                    "%d,%d,%s,%.3f,%d,%d,%d,%.3f,%d,%d,%d,%s,%s,%s,%s%n",
                     result.listers(),
                     result.buyers(),
                     result.strategy(),
@@ -64,12 +70,36 @@ public final class BenchmarkReport {
                     result.bought(),
                     result.retries(),
                     result.averageWaitMillis(),
-                    book.listed(),
-                    book.bought(),
-                    book.retries(),
-                    book.averageWait()));
+                    result.per60s(result.listed()),
+                    result.per60s(result.bought()),
+                    result.per60s(result.retries()),
+                    csv(book.listedValue()),
+                    csv(book.boughtValue()),
+                    csv(book.retriesValue()),
+                    csv(book.averageWaitValue())));
         }
         return text.toString();
+    }
+
+    private static String csv(BookTable.Value value) {
+        double number = value.number();
+        String printed =
+                number == Math.rint(number) ? Long.toString((long) number) : String.format(Locale.ROOT, "%.3f", number);
+        return printed + "," + (value.upperBound() ? 1 : 0);
+    }
+
+    /** "1 s", "10 s", "1.5 s": a row's length as people write it. */
+    public static String seconds(double seconds) {
+        double rounded = Math.round(seconds * 10) / 10.0;
+        return (rounded == Math.rint(rounded)
+                        ? Long.toString((long) rounded)
+                        : String.format(Locale.ROOT, "%.1f", rounded))
+                + " s";
+    }
+
+    /** The length of the measured rows, as asked for (the measured lengths, rounded to 0.1 s). */
+    private double rowSeconds() {
+        return this.results.isEmpty() ? 0 : this.results.get(0).seconds();
     }
 
     /** "1 lister, 1 buyer", "5 listers, 5 buyers". */
@@ -79,21 +109,30 @@ public final class BenchmarkReport {
 
     /**
      * Grouped bars on one scale: items bought per 60 s for each worker shape, one bar per strategy,
-     * with a legend, labelled axes and gridlines.
+     * each with the book's value as a marker (a diamond on a line across the bar, labelled; "<" where
+     * the book gives a bound); the rows' length in the title, a legend, labelled axes and gridlines.
+     * Drawn 960 units wide with 14-unit labels, to be shown at full width.
      */
     public String svg() {
-        int width = 760;
-        int height = 400;
-        int left = 90;
-        int top = 50;
-        int bottom = 320;
-        long max = niceCeiling(
-                this.results.stream().mapToLong(r -> r.per60s(r.bought())).max().orElse(1));
+        int width = 960;
+        int height = 500;
+        int left = 96;
+        int right = 24;
+        int top = 70;
+        int bottom = 370;
+        long highest = 1;
+        for (RunResult result : this.results) {
+            highest = Math.max(highest, result.per60s(result.bought()));
+            highest = Math.max(highest, (long) BookTable.of(result.listers(), result.buyers(), result.strategy())
+                    .boughtValue()
+                    .number());
+        }
+        long max = niceCeiling(highest);
         String[] colors = {"#c0504d", "#4f81bd", "#9bbb59"};
         StringBuilder svg = new StringBuilder(String.format(
                 Locale.ROOT,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
-                        + " font-family=\"sans-serif\" font-size=\"12\">%n",
+                        + " font-family=\"sans-serif\" font-size=\"14\">%n",
                 width,
                 height,
                 width,
@@ -101,9 +140,16 @@ public final class BenchmarkReport {
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
         svg.append(String.format(
                 Locale.ROOT,
-                "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">Items bought per 60 s, by"
-                        + " workers and strategy (Table 6.3, measured)</text>%n",
-                width / 2));
+                "<text x=\"%d\" y=\"26\" text-anchor=\"middle\" font-size=\"18\" font-weight=\"bold\">Items bought"
+                        + " per 60 s: Table 6.3, measured in rows of %s, scaled to 60 s</text>%n",
+                width / 2,
+                seconds(rowSeconds())));
+        svg.append(String.format(
+                Locale.ROOT,
+                "<text x=\"%d\" y=\"48\" text-anchor=\"middle\" fill=\"#444\">bars and the numbers under them: measured"
+                        + " here, on %d cores; ◆ and its label: the book's value (2012 hardware, 60 s rows)</text>%n",
+                width / 2,
+                Runtime.getRuntime().availableProcessors()));
         for (int tick = 0; tick <= 4; tick++) {
             long value = max * tick / 4;
             int y = bottom - (bottom - top) * tick / 4;
@@ -112,11 +158,11 @@ public final class BenchmarkReport {
                     "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"/>%n",
                     left,
                     y,
-                    width - 20,
+                    width - right,
                     y,
                     tick == 0 ? "black" : "#dddddd"));
             svg.append(String.format(
-                    Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%,d</text>%n", left - 6, y + 4, value));
+                    Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%,d</text>%n", left - 8, y + 5, value));
         }
         svg.append(String.format(
                 Locale.ROOT,
@@ -127,10 +173,10 @@ public final class BenchmarkReport {
                 bottom));
         svg.append(String.format(
                 Locale.ROOT,
-                "<text transform=\"translate(18,%d) rotate(-90)\" text-anchor=\"middle\">items bought per 60 s</text>%n",
+                "<text transform=\"translate(20,%d) rotate(-90)\" text-anchor=\"middle\">items bought per 60 s</text>%n",
                 (top + bottom) / 2));
-        int groupWidth = (width - left - 40) / 3;
-        int barWidth = groupWidth / 4;
+        int groupWidth = (width - left - right) / 3;
+        int barWidth = (groupWidth - 40) / 3;
         for (int group = 0; group < Table63.SHAPES.size(); group++) {
             int[] shape = Table63.SHAPES.get(group);
             int x0 = left + 20 + group * groupWidth;
@@ -139,48 +185,89 @@ public final class BenchmarkReport {
                 long value = result == null ? 0 : result.per60s(result.bought());
                 int barHeight = (int) Math.round((bottom - top) * (double) value / max);
                 int x = x0 + bar * barWidth;
+                int inner = barWidth - 8;
+                int middle = x + inner / 2;
                 svg.append(String.format(
                         Locale.ROOT,
-                        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%s, %s: %,d</title></rect>%n",
+                        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%s, %s: %,d measured"
+                                + "</title></rect>%n",
                         x,
                         bottom - barHeight,
-                        barWidth - 4,
+                        inner,
                         barHeight,
                         colors[bar],
                         workers(shape[0], shape[1]),
                         LABELS[bar],
                         value));
+                BookTable book = BookTable.of(shape[0], shape[1], Table63.STRATEGIES.get(bar));
+                int bookY = bottom
+                        - (int) Math.round((bottom - top) * book.boughtValue().number() / max);
+                // The measured value under the axis, where no marker reaches; the book's above its
+                // diamond, with a white halo so that it reads over a bar too.
+                int bookLabelY = bookY - 10;
                 svg.append(String.format(
                         Locale.ROOT,
-                        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%,d</text>%n",
-                        x + (barWidth - 4) / 2,
-                        bottom - barHeight - 4,
+                        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"13\">%,d</text>%n",
+                        middle,
+                        bottom + 17,
                         value));
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<g class=\"book\"><title>%s, %s: the book's %s</title>"
+                                + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>"
+                                + "<path d=\"M %d %d l 6 6 l -6 6 l -6 -6 z\" fill=\"black\"/>"
+                                + "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" font-style=\"italic\""
+                                + " fill=\"#222\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">book %s</text></g>%n",
+                        workers(shape[0], shape[1]),
+                        LABELS[bar],
+                        escape(book.bought()),
+                        x - 3,
+                        bookY,
+                        x + inner + 3,
+                        bookY,
+                        middle,
+                        bookY - 6,
+                        middle,
+                        bookLabelY,
+                        escape(book.bought())));
             }
             svg.append(String.format(
                     Locale.ROOT,
-                    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+                    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-weight=\"bold\">%s</text>%n",
                     x0 + barWidth * 3 / 2,
-                    bottom + 18,
+                    bottom + 40,
                     workers(shape[0], shape[1])));
         }
         svg.append(String.format(
                 Locale.ROOT,
                 "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">workers (threads listing, threads buying)</text>%n",
-                (left + width - 20) / 2,
-                bottom + 40));
+                (left + width - right) / 2,
+                bottom + 62));
         for (int bar = 0; bar < 3; bar++) {
-            int x = left + 20 + bar * 200;
+            int x = left + 20 + bar * 210;
             svg.append(String.format(
                     Locale.ROOT,
-                    "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>%n",
+                    "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>%n",
                     x,
-                    height - 26,
+                    height - 34,
                     colors[bar]));
             svg.append(String.format(
-                    Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", x + 18, height - 15, LABELS[bar]));
+                    Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", x + 20, height - 22, LABELS[bar]));
         }
+        int x = left + 20 + 3 * 210;
+        svg.append(String.format(
+                Locale.ROOT,
+                "<path d=\"M %d %d l 7 7 l -7 7 l -7 -7 z\" fill=\"black\"/>%n<text x=\"%d\" y=\"%d\">the book's"
+                        + " value</text>%n",
+                x + 7,
+                height - 35,
+                x + 20,
+                height - 22));
         return svg.append("</svg>\n").toString();
+    }
+
+    private static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 
     /** The top of a scale whose four ticks are round: 4 × (1, 2 or 5 × 10ⁿ), at or above {@code value}. */

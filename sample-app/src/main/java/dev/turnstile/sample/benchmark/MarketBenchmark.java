@@ -6,10 +6,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.stereotype.Component;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -19,37 +19,42 @@ import redis.clients.jedis.JedisClientConfig;
 
 /**
  * {@code --benchmark}: runs {@link Table63} ({@code --duration=10s} per row; 60s reproduces the
- * book) on the redis-server the command started, prints each row as it is measured and the table
- * beside the book's, and writes it as Markdown, CSV and an SVG chart into {@code --out} (by default
- * {@code turnstile-marketplace} under the system's temporary directory: never into the source tree
- * unless asked, e.g. {@code --out=docs/marketplace}).
+ * book) on the redis-server the command started, prints each row as it is measured (the counts of
+ * that row, as measured) and then the table scaled to the book's 60 s beside the book's rows, and
+ * writes it as Markdown, CSV and an SVG chart into {@code --out}. The command line was checked by
+ * {@link dev.turnstile.sample.CommandLine} before anything started; it hands over {@code
+ * sample.run.duration} and {@code sample.run.out} (by default a new directory per run under the
+ * system's temporary directory: never into the source tree unless asked, e.g. {@code
+ * --out=docs/marketplace}).
  */
 @Component
 @ConditionalOnProperty("benchmark")
 public class MarketBenchmark implements ApplicationRunner {
 
     private final DataRedisConnectionDetails redis;
+    private final Duration duration;
+    private final Path out;
 
     /** Creates the benchmark on the application's Redis (which it flushes). */
-    public MarketBenchmark(DataRedisConnectionDetails redis) {
+    public MarketBenchmark(
+            DataRedisConnectionDetails redis,
+            @Value("${sample.run.duration:10s}") Duration duration,
+            @Value("${sample.run.out}") Path out) {
         this.redis = redis;
-    }
-
-    /** Where results go when {@code --out} is not given. */
-    public static Path defaultOut() {
-        return Path.of(System.getProperty("java.io.tmpdir"), "turnstile-marketplace");
+        this.duration = duration;
+        this.out = out;
     }
 
     @Override
     public void run(ApplicationArguments args) throws Exception {
-        Duration duration = DurationStyle.detectAndParse(option(args, "duration", "10s"));
-        Path out = outDirectory(args);
         DataRedisConnectionDetails.Standalone server = this.redis.getStandalone();
         System.out.printf(
                 Locale.ROOT,
-                "Table 6.3: 9 rows of %d s each, about %d s%n",
-                duration.toSeconds(),
-                9 * duration.toSeconds());
+                "Table 6.3: 9 rows of %s each, %s. Each row prints the counts it measured in its %s;"
+                        + " the table at the end scales them to the book's 60 s.%n",
+                BenchmarkReport.seconds(this.duration.toMillis() / 1000.0),
+                about(this.duration.multipliedBy(Table63.ROWS)),
+                BenchmarkReport.seconds(this.duration.toMillis() / 1000.0));
         HostAndPort address = new HostAndPort(server.getHost(), server.getPort());
         JedisClientConfig config = DefaultJedisClientConfig.builder()
                 .user(this.redis.getUsername())
@@ -57,15 +62,17 @@ public class MarketBenchmark implements ApplicationRunner {
                 .build();
         List<RunResult> results = new Table63(
                         () -> new Jedis(address, config), () -> Table63.workerClient(address, config))
-                .run(duration, progress -> {
+                .run(this.duration, progress -> {
                     RunResult row = progress.row();
                     System.out.printf(
                             Locale.ROOT,
-                            "[%d/%d] %s, %-5s: listed %,d, bought %,d, retries %,d, avg wait %.2f ms%n",
+                            "[%d/%d] %s, %s: in %.1f s listed %,d, bought %,d, purchase retries %,d;"
+                                    + " avg wait per purchase %.2f ms%n",
                             progress.done(),
                             progress.total(),
                             BenchmarkReport.workers(row.listers(), row.buyers()),
-                            row.strategy(),
+                            BenchmarkReport.label(row.strategy()),
+                            row.seconds(),
                             row.listed(),
                             row.bought(),
                             row.retries(),
@@ -73,26 +80,18 @@ public class MarketBenchmark implements ApplicationRunner {
                 });
         BenchmarkReport report = new BenchmarkReport(results);
         System.out.println(report.markdown());
-        write(out, report);
+        write(this.out, report);
     }
 
-    /**
-     * The {@code --out=DIR} directory (or {@code --out DIR}), else {@link #defaultOut()}.
-     *
-     * @throws IllegalArgumentException if {@code --out} is given without a directory
-     */
-    public static Path outDirectory(ApplicationArguments args) {
-        List<String> values = args.getOptionValues("out");
-        if (values == null) {
-            return defaultOut();
+    /** "about 9 s", "about 1 min 30 s", "about 9 min". */
+    static String about(Duration total) {
+        long seconds = Math.round(total.toMillis() / 1000.0);
+        if (seconds < 60) {
+            return "about " + seconds + " s";
         }
-        if (!values.isEmpty() && !values.get(0).isBlank()) {
-            return Path.of(values.get(0));
-        }
-        if (args.getNonOptionArgs().size() == 1) {
-            return Path.of(args.getNonOptionArgs().get(0));
-        }
-        throw new IllegalArgumentException("--out needs one directory: --out=DIR");
+        long minutes = seconds / 60;
+        long rest = seconds % 60;
+        return "about " + minutes + " min" + (rest == 0 ? "" : " " + rest + " s");
     }
 
     private static void write(Path out, BenchmarkReport report) throws IOException {
@@ -101,10 +100,5 @@ public class MarketBenchmark implements ApplicationRunner {
         Files.writeString(out.resolve("table-6.3.csv"), report.csv());
         Files.writeString(out.resolve("table-6.3.svg"), report.svg());
         System.out.println("Wrote " + out.toAbsolutePath().resolve("table-6.3.md") + ", .csv and .svg");
-    }
-
-    private static String option(ApplicationArguments args, String name, String fallback) {
-        List<String> values = args.getOptionValues(name);
-        return values == null || values.isEmpty() ? fallback : values.get(0);
     }
 }

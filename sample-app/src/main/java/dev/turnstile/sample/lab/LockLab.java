@@ -298,6 +298,21 @@ public final class LockLab {
         return conn;
     }
 
+    /**
+     * How an outcome of the table reads at a glance: {@code broken} (stuck, or over the limit),
+     * {@code n/a} (the fault does not apply to the stage), else {@code held} (recovered, held, or
+     * the fault cannot happen).
+     */
+    public static String verdict(String outcome) {
+        if (outcome.startsWith("stuck") || outcome.startsWith("over the limit")) {
+            return "broken";
+        }
+        if (outcome.startsWith("n/a")) {
+            return "n/a";
+        }
+        return "held";
+    }
+
     private static String recovered(long startNanos) {
         return String.format(Locale.ROOT, "recovered after %.1f s", (System.nanoTime() - startNanos) / 1e9);
     }

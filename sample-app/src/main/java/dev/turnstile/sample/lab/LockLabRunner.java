@@ -1,9 +1,9 @@
 package dev.turnstile.sample.lab;
 
-import dev.turnstile.sample.benchmark.MarketBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -14,8 +14,9 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * {@code --lab}: runs the {@link LockLab} on the redis-server the command started, printing each
- * stage as it is done, then the table; writes it to {@code --out} (by default the same directory
- * as {@code --benchmark}, under the system's temporary directory).
+ * stage as it is done, then the table; writes it to {@code --out} ({@code sample.run.out}, checked
+ * before anything started; by default a new directory per run under the system's temporary
+ * directory).
  */
 @Component
 @ConditionalOnProperty("lab")
@@ -23,15 +24,17 @@ class LockLabRunner implements ApplicationRunner {
 
     private final DataRedisConnectionDetails redis;
     private final UnifiedJedis shared;
+    private final Path out;
 
-    LockLabRunner(DataRedisConnectionDetails redis, UnifiedJedis shared) {
+    LockLabRunner(DataRedisConnectionDetails redis, UnifiedJedis shared, @Value("${sample.run.out}") Path out) {
         this.redis = redis;
         this.shared = shared;
+        this.out = out;
     }
 
     @Override
     public void run(ApplicationArguments args) throws Exception {
-        Path dir = MarketBenchmark.outDirectory(args);
+        Path dir = this.out;
         DataRedisConnectionDetails.Standalone server = this.redis.getStandalone();
         System.out.println("The lock lab: " + LockLab.STAGES.size() + " stages against their faults, about 15 s");
         long start = System.nanoTime();

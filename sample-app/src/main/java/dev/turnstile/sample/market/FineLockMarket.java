@@ -1,6 +1,7 @@
 package dev.turnstile.sample.market;
 
 import dev.turnstile.annotation.DistributedLock;
+import java.time.Duration;
 import org.springframework.stereotype.Component;
 import redis.clients.jedis.Jedis;
 
@@ -26,6 +27,13 @@ public class FineLockMarket implements Market {
     @Override
     @DistributedLock(key = {"market:#itemId.#sellerId", "funds:#buyerId"})
     public TradeResult purchaseItem(Jedis conn, String buyerId, String itemId, String sellerId, long price) {
-        return MarketTransactions.purchase(conn, buyerId, itemId, sellerId, price);
+        return MarketTransactions.purchase(conn, buyerId, itemId, sellerId, price, Duration.ZERO);
+    }
+
+    @Override
+    @DistributedLock(key = {"market:#itemId.#sellerId", "funds:#buyerId"})
+    public TradeResult purchaseItem(
+            Jedis conn, String buyerId, String itemId, String sellerId, long price, Duration pause) {
+        return MarketTransactions.purchase(conn, buyerId, itemId, sellerId, price, pause);
     }
 }

@@ -1,5 +1,6 @@
 package dev.turnstile.sample.market;
 
+import java.time.Duration;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -20,4 +21,16 @@ public interface Market {
      * never sold twice.
      */
     TradeResult purchaseItem(Jedis conn, String buyerId, String itemId, String sellerId, long price);
+
+    /**
+     * Buys like {@link #purchaseItem(Jedis, String, String, String, long)}, but takes {@code pause}
+     * between reading the listing and the buyer's funds and writing the trade, as if it called a
+     * slow service there: the page's "slow trade". Under a lock, the lock is held that much longer,
+     * so a second buyer of the same listing waits for it; under WATCH, nothing waits, and the
+     * transaction that commits second is retried. A purchase refused by its reads (not listed,
+     * funds too low) does not pause.
+     *
+     * @param pause how long the trade takes between its reads and its writes; zero for none
+     */
+    TradeResult purchaseItem(Jedis conn, String buyerId, String itemId, String sellerId, long price, Duration pause);
 }

@@ -1,5 +1,6 @@
 package dev.turnstile.sample.market;
 
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
@@ -25,7 +26,8 @@ final class MarketTransactions {
         return TradeResult.of(Outcome.DONE);
     }
 
-    static TradeResult purchase(Jedis conn, String buyerId, String itemId, String sellerId, long price) {
+    static TradeResult purchase(
+            Jedis conn, String buyerId, String itemId, String sellerId, long price, Duration pause) {
         Pipeline reads = conn.pipelined();
         var listed = reads.zscore(MarketKeys.MARKET, MarketKeys.item(itemId, sellerId));
         var funds = reads.hget(MarketKeys.user(buyerId), "funds");
@@ -34,10 +36,26 @@ final class MarketTransactions {
         if (refusal != null) {
             return TradeResult.of(refusal);
         }
+        pause(pause);
         Pipeline writes = conn.pipelined();
         transfer(writes, buyerId, itemId, sellerId, price);
         writes.sync();
         return TradeResult.of(Outcome.DONE);
+    }
+
+    /**
+     * Sleeps for {@code pause} (the page's slow trade). Interrupted, it returns at once with the
+     * thread's interrupt flag set, and the trade goes on: it is already decided.
+     */
+    static void pause(Duration pause) {
+        if (pause.isZero() || pause.isNegative()) {
+            return;
+        }
+        try {
+            Thread.sleep(pause.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Why a purchase cannot go ahead, or null if it can. */

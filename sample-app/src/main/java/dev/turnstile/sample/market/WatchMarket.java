@@ -1,5 +1,6 @@
 package dev.turnstile.sample.market;
 
+import java.time.Duration;
 import java.util.List;
 import org.springframework.stereotype.Component;
 import redis.clients.jedis.Jedis;
@@ -44,6 +45,12 @@ public class WatchMarket implements Market {
 
     @Override
     public TradeResult purchaseItem(Jedis conn, String buyerId, String itemId, String sellerId, long price) {
+        return purchaseItem(conn, buyerId, itemId, sellerId, price, Duration.ZERO);
+    }
+
+    @Override
+    public TradeResult purchaseItem(
+            Jedis conn, String buyerId, String itemId, String sellerId, long price, Duration pause) {
         String buyer = MarketKeys.user(buyerId);
         String item = MarketKeys.item(itemId, sellerId);
         long end = System.nanoTime() + GIVE_UP_NANOS;
@@ -57,6 +64,7 @@ public class WatchMarket implements Market {
                 conn.unwatch();
                 return new TradeResult(refusal, retries);
             }
+            MarketTransactions.pause(pause);
             Transaction transaction = conn.multi();
             MarketTransactions.transfer(transaction, buyerId, itemId, sellerId, price);
             List<Object> done = transaction.exec();

@@ -52,8 +52,14 @@ public final class WorkerLockMarket implements Market {
 
     @Override
     public TradeResult purchaseItem(Jedis conn, String buyerId, String itemId, String sellerId, long price) {
+        return purchaseItem(conn, buyerId, itemId, sellerId, price, Duration.ZERO);
+    }
+
+    @Override
+    public TradeResult purchaseItem(
+            Jedis conn, String buyerId, String itemId, String sellerId, long price, Duration pause) {
         List<String> names = this.perItem ? List.of(itemLock(itemId, sellerId), "funds:" + buyerId) : List.of("market");
-        return locked(names, () -> MarketTransactions.purchase(conn, buyerId, itemId, sellerId, price));
+        return locked(names, () -> MarketTransactions.purchase(conn, buyerId, itemId, sellerId, price, pause));
     }
 
     private TradeResult locked(List<String> names, Supplier<TradeResult> trade) {

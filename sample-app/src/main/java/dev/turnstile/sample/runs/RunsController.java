@@ -4,6 +4,7 @@ import dev.turnstile.sample.benchmark.BenchmarkReport;
 import dev.turnstile.sample.benchmark.RunResult;
 import dev.turnstile.sample.benchmark.Table63;
 import dev.turnstile.sample.lab.LockLab;
+import dev.turnstile.sample.web.Params;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -102,24 +103,27 @@ public class RunsController implements DisposableBean {
      *
      * @param stage the stage
      * @param outcomes fault → what happened
+     * @param verdicts fault → {@code broken} (the fault broke the stage), {@code held} (it survived)
+     *     or {@code n/a} (the fault does not apply), for the page's colours
      */
-    public record LabRow(String stage, Map<String, String> outcomes) {}
+    public record LabRow(String stage, Map<String, String> outcomes, Map<String, String> verdicts) {
+
+        static LabRow of(String stage, Map<String, String> outcomes) {
+            Map<String, String> verdicts = new java.util.LinkedHashMap<>();
+            outcomes.forEach((fault, outcome) -> verdicts.put(fault, LockLab.verdict(outcome)));
+            return new LabRow(stage, outcomes, verdicts);
+        }
+    }
 
     /** Starts Table 6.3 with {@code secondsPerRow} (1 to 10) per row. */
     @PostMapping("/runs/table-6.3")
-    public ResponseEntity<?> startTable(@RequestParam(defaultValue = "1") int secondsPerRow) {
-        if (secondsPerRow < 1 || secondsPerRow > 10) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                    HttpStatus.BAD_REQUEST, "'secondsPerRow' must be between 1 and 10.");
-            problem.setTitle("Bad request");
-            problem.setProperty("errors", List.of(Map.of("field", "secondsPerRow", "message", problem.getDetail())));
-            return ResponseEntity.badRequest().body(problem);
-        }
+    public ResponseEntity<?> startTable(@RequestParam(defaultValue = "1") String secondsPerRow) {
+        int seconds = Params.whole("secondsPerRow", secondsPerRow, 1, 10);
         return start(this.table, sink -> {
             List<RunResult> results = new Table63(
                             () -> connection(TABLE_DATABASE),
                             () -> Table63.workerClient(address(), config(TABLE_DATABASE)))
-                    .run(Duration.ofSeconds(secondsPerRow), progress -> sink.row(TableRow.of(progress.row())));
+                    .run(Duration.ofSeconds(seconds), progress -> sink.row(TableRow.of(progress.row())));
             return new BenchmarkReport(results).svg();
         });
     }
@@ -135,7 +139,7 @@ public class RunsController implements DisposableBean {
         return start(this.lab, sink -> {
             try (JedisPooled shared = new JedisPooled(address(), config(LAB_DATABASE))) {
                 new LockLab(() -> connection(LAB_DATABASE), shared)
-                        .run(progress -> sink.row(new LabRow(progress.stage(), progress.outcomes())));
+                        .run(progress -> sink.row(LabRow.of(progress.stage(), progress.outcomes())));
             }
             return null;
         });

@@ -1,7 +1,10 @@
 package dev.turnstile.sample.web;
 
+import dev.turnstile.sample.OwnRedisServer;
 import java.time.Duration;
 import org.apache.catalina.core.StandardHost;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
@@ -12,12 +15,16 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisPoolConfig;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The marketplace's own connections (the book's {@code conn}), on the Redis Spring Boot is
  * configured with: a pool of {@code spring.data.redis.jedis.pool.max-active} (16 unless set) that
  * waits at most 2 s for a free connection (then the request is answered 503) and checks a
- * connection before lending it, so one that died with a restarted Redis is replaced, not used.
+ * connection before lending it, so one that died with a restarted Redis is replaced, not used. Its
+ * commands time out after {@code spring.data.redis.timeout} (2 s unless set), connecting after
+ * {@code spring.data.redis.connect-timeout}.
  */
 @Configuration(proxyBeanMethods = false)
 class MarketplaceConfiguration {
@@ -32,9 +39,29 @@ class MarketplaceConfiguration {
         });
     }
 
+    /**
+     * After the sample's own redis-server was restarted, drops the idle connections of the
+     * marketplace's pool and of Turnstile's client: they were connected to the server that died, and
+     * each would fail the request that borrowed it next. Registered before the {@link ExampleLoader}
+     * reloads the example.
+     */
+    @Bean
+    SmartInitializingSingleton dropConnectionsOfADeadServer(
+            ObjectProvider<OwnRedisServer> ownServer, JedisPool marketConnections, UnifiedJedis turnstileClient) {
+        return () -> ownServer.ifAvailable(server -> server.onRestart(() -> {
+            marketConnections.clear();
+            if (turnstileClient instanceof JedisPooled pooled) {
+                pooled.getPool().clear();
+            }
+        }));
+    }
+
     @Bean(destroyMethod = "close")
     JedisPool marketConnections(
-            DataRedisConnectionDetails details, @Value("${spring.data.redis.jedis.pool.max-active:16}") int maxActive) {
+            DataRedisConnectionDetails details,
+            @Value("${spring.data.redis.jedis.pool.max-active:16}") int maxActive,
+            @Value("${spring.data.redis.timeout:2s}") Duration timeout,
+            @Value("${spring.data.redis.connect-timeout:2s}") Duration connectTimeout) {
         if (details.getSentinel() != null || details.getCluster() != null) {
             throw new IllegalStateException("The marketplace keeps its data in the book's layout on one Redis server,"
                     + " but spring.data.redis names a Sentinel or Cluster deployment; point"
@@ -50,6 +77,8 @@ class MarketplaceConfiguration {
                 pool,
                 new HostAndPort(standalone.getHost(), standalone.getPort()),
                 DefaultJedisClientConfig.builder()
+                        .socketTimeoutMillis((int) timeout.toMillis())
+                        .connectionTimeoutMillis((int) connectTimeout.toMillis())
                         .user(details.getUsername())
                         .password(details.getPassword())
                         .database(standalone.getDatabase())

@@ -68,11 +68,9 @@ public class PartnerController {
      * returns what each got: with a cap of 5, five quotes and the rest refused with 429.
      */
     @PostMapping("/accounts/{accountId}/partner-burst")
-    public ResponseEntity<?> burst(@PathVariable String accountId, @RequestParam(defaultValue = "8") int calls) {
+    public ResponseEntity<?> burst(@PathVariable String accountId, @RequestParam(defaultValue = "8") String calls) {
         Ids.require("accountId", accountId);
-        if (calls < 1 || calls > MAX_BURST) {
-            throw new InvalidInputException("calls", "'calls' must be between 1 and " + MAX_BURST + ".");
-        }
+        int count = Params.whole("calls", calls, 1, MAX_BURST);
         try (Jedis conn = this.pool.getResource()) {
             conn.ping(); // Redis down: 503 now, rather than eight 503s inside a 200
         }
@@ -86,7 +84,7 @@ public class PartnerController {
         }
         try {
             List<CompletableFuture<CallResult>> answers = new ArrayList<>();
-            for (int call = 1; call <= calls; call++) {
+            for (int call = 1; call <= count; call++) {
                 answers.add(send(call, quoteUri(accountId, call)));
             }
             return ResponseEntity.ok(

@@ -9,11 +9,23 @@ import org.apache.catalina.valves.ErrorReportValve;
 import org.springframework.http.HttpStatus;
 
 /**
- * Tomcat's own error answers (a request it refused before any servlet saw it, such as a path with
- * an encoded {@code /} or {@code \}) as a problem detail rather than its HTML page. The body has the
- * status and a fixed text, nothing from the request.
+ * Tomcat's own error answers (a request it refused before any servlet saw it: a path with an
+ * encoded {@code /} or {@code \}, or a request line and headers over the server's 64 KB) as a problem
+ * detail rather than its HTML page, saying which of the two it was. The body has the status and a
+ * fixed text, nothing from the request.
  */
 public class ProblemErrorReportValve extends ErrorReportValve {
+
+    /** Tomcat's own words for a request line or headers over its limit (there is no status of its own for it). */
+    private static boolean tooLarge(Throwable throwable) {
+        for (Throwable cause = throwable; cause != null; cause = cause.getCause()) {
+            String message = String.valueOf(cause.getMessage()).toLowerCase(java.util.Locale.ROOT);
+            if (message.contains("too large") || message.contains("header") && message.contains("size")) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     @Override
     protected void report(Request request, Response response, Throwable throwable) {
@@ -23,10 +35,17 @@ public class ProblemErrorReportValve extends ErrorReportValve {
         }
         HttpStatus known = HttpStatus.resolve(status);
         String title = known == null ? "Error" : known.getReasonPhrase();
-        String detail = status == 400
-                ? "The request was refused before it reached the marketplace: check the path for characters such as"
-                        + " an encoded / or \\\\."
-                : "The request could not be completed.";
+        String detail;
+        if (status == 431 || (status == 400 && tooLarge(throwable))) {
+            detail = "The request was refused before it reached the marketplace: its path and headers are over"
+                    + " the 64 KB the server reads. Ids in a path are 1 to 64 characters, each a letter, a digit, '-'"
+                    + " or '_'.";
+        } else if (status == 400) {
+            detail = "The request was refused before it reached the marketplace: its path holds a character the"
+                    + " server does not accept there, such as an encoded / or \\\\.";
+        } else {
+            detail = "The request could not be completed.";
+        }
         try {
             response.setContentType("application/problem+json");
             response.setCharacterEncoding(StandardCharsets.UTF_8.name());

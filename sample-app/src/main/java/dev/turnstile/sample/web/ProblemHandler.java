@@ -2,6 +2,7 @@ package dev.turnstile.sample.web;
 
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.sample.market.Outcome;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,6 +30,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+import org.springframework.web.servlet.resource.NoResourceFoundException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 import tools.jackson.core.JacksonException;
@@ -79,6 +81,14 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return ResponseEntity.status(HttpStatus.NOT_FOUND).body(problem);
     }
 
+    /** 429 without Retry-After: a stream slot frees only when a stream closes. */
+    @ExceptionHandler(StreamSlotsFullException.class)
+    ResponseEntity<ProblemDetail> streamSlotsFull(StreamSlotsFullException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, e.getMessage());
+        problem.setTitle("No stream slot free");
+        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).body(problem);
+    }
+
     @ExceptionHandler(UserExistsException.class)
     ResponseEntity<ProblemDetail> userExists(UserExistsException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
@@ -92,6 +102,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, e.getMessage());
         problem.setTitle("Trade refused");
         problem.setProperty("outcome", e.outcome().name());
+        problem.setProperty("trade", e.trade());
         return ResponseEntity.status(status).body(problem);
     }
 
@@ -123,6 +134,24 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
                 .header(HttpHeaders.RETRY_AFTER, this.retryAfterSeconds)
                 .body(problem);
     }
+
+    /**
+     * 404 for a path nothing answers, without echoing the path in the detail (a path can be
+     * thousands of characters; {@link ShortInstances} shortens the instance).
+     */
+    @Override
+    protected @Nullable ResponseEntity<Object> handleNoResourceFoundException(
+            NoResourceFoundException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                HttpStatus.NOT_FOUND,
+                "Nothing is served at this path: the page is at /, the API under /users, /market, /trades, /held,"
+                        + " /accounts and /runs (see the sample's README).");
+        problem.setTitle("Not found");
+        return new ResponseEntity<>(problem, HttpStatus.NOT_FOUND);
+    }
+
+    /** How many characters of a path an answer repeats. */
+    static final int ECHO = 80;
 
     @Override
     protected @Nullable ResponseEntity<Object> handleMethodArgumentNotValid(
@@ -219,7 +248,11 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         if (type == null) {
             return "of another type";
         }
-        if (type == Long.class || type == long.class || type == Integer.class || type == int.class) {
+        if (type == Long.class
+                || type == long.class
+                || type == Integer.class
+                || type == int.class
+                || type == BigDecimal.class) {
             return "a whole number";
         }
         if (type == Boolean.class || type == boolean.class) {

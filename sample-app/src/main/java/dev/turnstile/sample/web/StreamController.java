@@ -1,6 +1,5 @@
 package dev.turnstile.sample.web;
 
-import dev.turnstile.redis.SemaphoreFullException;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.semaphore.Permit;
 import dev.turnstile.redis.semaphore.RedisSemaphore;
@@ -26,7 +25,8 @@ import redis.clients.jedis.JedisPool;
  * A long-lived slot: each open Server-Sent Events stream of an account holds one permit of the
  * account's stream semaphore for as long as it stays open, refreshing the permit's lease every
  * third of it. A closed stream frees its slot at the next heartbeat (every 500 ms); a killed
- * application frees it when the lease runs out.
+ * application frees it when the lease runs out. A stream beyond the account's slots is refused with
+ * 429 and no {@code Retry-After}: only closing a stream frees a slot.
  */
 @RestController
 public class StreamController {
@@ -69,7 +69,7 @@ public class StreamController {
         Ids.require("accountId", accountId);
         Permit permit = slots(accountId)
                 .tryAcquire(Duration.ZERO, this.lease)
-                .orElseThrow(() -> SemaphoreFullException.of("stream:" + accountId, this.slots, Duration.ZERO));
+                .orElseThrow(() -> new StreamSlotsFullException(accountId, this.slots));
         SseEmitter emitter = new SseEmitter(0L);
         Stream stream = new Stream(emitter, permit);
         emitter.onCompletion(stream::close);
