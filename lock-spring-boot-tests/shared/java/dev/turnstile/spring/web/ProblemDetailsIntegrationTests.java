@@ -226,35 +226,6 @@ class ProblemDetailsIntegrationTests {
     }
 
     /** Holds a guarded call open until released, so the next call is refused. */
-    static final class Gate {
-        private static volatile CountDownLatch inside = new CountDownLatch(1);
-        private static volatile CountDownLatch release = new CountDownLatch(1);
-
-        static CompletableFuture<HttpResponse<String>> hold(java.util.function.Supplier<HttpResponse<String>> call)
-                throws InterruptedException {
-            inside = new CountDownLatch(1);
-            release = new CountDownLatch(1);
-            CompletableFuture<HttpResponse<String>> holder = CompletableFuture.supplyAsync(call);
-            assertThat(inside.await(10, TimeUnit.SECONDS)).as("the holding call is inside").isTrue();
-            return holder;
-        }
-
-        static void pass(boolean hold) {
-            if (hold) {
-                inside.countDown();
-                try {
-                    release.await(20, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-
-        static void release() {
-            release.countDown();
-        }
-    }
-
     public static class Partner {
         @Semaphore(key = "partner:#account", limit = 1)
         public String quote(String account, boolean hold) {
