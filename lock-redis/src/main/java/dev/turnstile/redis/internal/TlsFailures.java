@@ -17,13 +17,13 @@ import org.jspecify.annotations.Nullable;
 final class TlsFailures {
 
     /** Where Spring Boot users set what the advice names, for the application's Redis. */
-    static final String SERVER_SETTINGS = " (with Spring Boot: spring.data.redis.ssl.bundle,"
-            + " spring.data.redis.ssl.enabled, spring.data.redis.host, and redis:// or rediss:// in"
-            + " spring.data.redis.url)";
+    static final String SERVER_SETTINGS = ". With Spring Boot, check spring.data.redis.ssl.bundle,"
+            + " spring.data.redis.ssl.enabled, spring.data.redis.host and the scheme of spring.data.redis.url"
+            + " (redis:// or rediss://)";
 
     /** Where Spring Boot users set what the advice names, for Redlock's masters. */
-    static final String REDLOCK_SETTINGS =
-            " (with Spring Boot: turnstile.redlock.ssl.bundle, and redis:// or rediss:// in turnstile.redlock.nodes)";
+    static final String REDLOCK_SETTINGS = ". With Spring Boot, check turnstile.redlock.ssl.bundle and the"
+            + " scheme of turnstile.redlock.nodes (redis:// or rediss://)";
 
     private TlsFailures() {}
 
