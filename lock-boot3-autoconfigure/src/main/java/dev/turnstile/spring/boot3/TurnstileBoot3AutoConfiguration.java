@@ -3,8 +3,8 @@ package dev.turnstile.spring.boot3;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.spring.actuate.TurnstileHealthCheck;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
+import dev.turnstile.spring.autoconfigure.redis.SpringDataRedisSettings;
 import java.util.List;
-import javax.net.ssl.SSLSocketFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,13 +15,15 @@ import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import redis.clients.jedis.HostAndPort;
 
 /**
  * Turnstile's Spring Boot 3.5 parts: its Redis connection from {@link RedisConnectionDetails}
- * (so {@code spring.data.redis.*}, {@code @ServiceConnection} and Docker Compose apply as Boot
- * resolves them), and the {@code turnstile} health indicator. Each part applies only when its Boot
- * 3 class is on the classpath; on Spring Boot 4 none of it loads.
+ * (so {@code spring.data.redis.*}, SSL bundles, {@code @ServiceConnection} and Docker Compose apply
+ * as Boot resolves them; a {@code rediss://} URL is TLS as in Boot's Jedis connection), and the
+ * {@code turnstile} health indicator. Each part applies only when its Boot 3 class is on the
+ * classpath; on Spring Boot 4 none of it loads.
  */
 @AutoConfiguration(
         afterName = {
@@ -37,14 +39,15 @@ public final class TurnstileBoot3AutoConfiguration {
         @Bean
         @ConditionalOnBean(RedisConnectionDetails.class)
         @ConditionalOnMissingBean
-        RedisConnection turnstileRedisConnection(RedisConnectionDetails details) {
+        RedisConnection turnstileRedisConnection(RedisConnectionDetails details, Environment environment) {
+            boolean rediss = SpringDataRedisSettings.bind(environment).urlUsesSsl();
             RedisConnectionDetails.Cluster cluster = details.getCluster();
             if (cluster != null) {
                 return RedisConnection.cluster(
                         nodes(cluster.getNodes()),
                         details.getUsername(),
                         details.getPassword(),
-                        ssl(cluster.getSslBundle()));
+                        ssl(cluster.getSslBundle(), rediss));
             }
             RedisConnectionDetails.Sentinel sentinel = details.getSentinel();
             if (sentinel != null) {
@@ -57,7 +60,7 @@ public final class TurnstileBoot3AutoConfiguration {
                         sentinel.getMaster(),
                         sentinel.getUsername(),
                         sentinel.getPassword(),
-                        ssl(sentinel.getSslBundle()));
+                        ssl(sentinel.getSslBundle(), rediss));
             }
             RedisConnectionDetails.Standalone standalone = details.getStandalone();
             return RedisConnection.standalone(
@@ -65,11 +68,12 @@ public final class TurnstileBoot3AutoConfiguration {
                     standalone.getDatabase(),
                     details.getUsername(),
                     details.getPassword(),
-                    ssl(standalone.getSslBundle()));
+                    ssl(standalone.getSslBundle(), rediss));
         }
 
-        private static @Nullable SSLSocketFactory ssl(@Nullable SslBundle bundle) {
-            return bundle == null ? null : bundle.createSslContext().getSocketFactory();
+        /** Boot's Jedis connection uses TLS for a rediss:// URL though the details carry no bundle. */
+        private static @Nullable SslBundle ssl(@Nullable SslBundle bundle, boolean rediss) {
+            return bundle == null && rediss ? SslBundle.systemDefault() : bundle;
         }
 
         private static List<HostAndPort> nodes(List<RedisConnectionDetails.Node> nodes) {

@@ -3,8 +3,8 @@ package dev.turnstile.spring.boot4;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.spring.actuate.TurnstileHealthCheck;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
+import dev.turnstile.spring.autoconfigure.redis.SpringDataRedisSettings;
 import java.util.List;
-import javax.net.ssl.SSLSocketFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -14,13 +14,15 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import redis.clients.jedis.HostAndPort;
 
 /**
  * Turnstile's Spring Boot 4 parts: its Redis connection from {@link DataRedisConnectionDetails}
- * (so {@code spring.data.redis.*}, {@code @ServiceConnection} and Docker Compose apply as Boot
- * resolves them), and the {@code turnstile} health indicator. Each part applies only when its Boot
- * 4 module is on the classpath; on Spring Boot 3.5 none of it loads.
+ * (so {@code spring.data.redis.*}, SSL bundles, {@code @ServiceConnection} and Docker Compose apply
+ * as Boot resolves them; a {@code rediss://} URL is TLS as in Boot's Jedis connection), and the
+ * {@code turnstile} health indicator. Each part applies only when its Boot 4 module is on the
+ * classpath; on Spring Boot 3.5 none of it loads.
  */
 @AutoConfiguration(
         afterName = {
@@ -36,10 +38,12 @@ public final class TurnstileBoot4AutoConfiguration {
         @Bean
         @ConditionalOnBean(DataRedisConnectionDetails.class)
         @ConditionalOnMissingBean
-        RedisConnection turnstileRedisConnection(DataRedisConnectionDetails details) {
-            SslBundle bundle = details.getSslBundle();
-            SSLSocketFactory ssl =
-                    bundle == null ? null : bundle.createSslContext().getSocketFactory();
+        RedisConnection turnstileRedisConnection(DataRedisConnectionDetails details, Environment environment) {
+            SslBundle ssl = details.getSslBundle();
+            if (ssl == null && SpringDataRedisSettings.bind(environment).urlUsesSsl()) {
+                // Boot's Jedis connection uses TLS for a rediss:// URL though the details carry no bundle.
+                ssl = SslBundle.systemDefault();
+            }
             if (details.getCluster() != null) {
                 return RedisConnection.cluster(
                         nodes(details.getCluster().getNodes()), details.getUsername(), details.getPassword(), ssl);

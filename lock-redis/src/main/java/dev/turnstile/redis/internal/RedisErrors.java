@@ -22,6 +22,13 @@ final class RedisErrors {
      */
     public static TurnstileException translate(JedisException cause, String operation) {
         if (isUnavailable(cause)) {
+            String tls = TlsFailures.explain(cause, TlsFailures.SERVER_SETTINGS);
+            if (tls != null) {
+                return new RedisUnavailableException(
+                        "Redis could not be reached over this connection while trying to " + operation + ": " + tls
+                                + ".",
+                        cause);
+            }
             return new RedisUnavailableException(
                     "Redis unavailable while trying to " + operation + ": " + cause.getMessage()
                             + ". Check that Redis is up and reachable; the socket timeout of the Jedis"

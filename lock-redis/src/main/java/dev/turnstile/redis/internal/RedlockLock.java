@@ -249,10 +249,13 @@ final class RedlockLock implements NamedLock {
         RedlockNodes nodes = this.redlock.nodes();
         List<String> failing = new ArrayList<>();
         Throwable cause = null;
+        boolean tls = false;
         for (int i = 0; i < answers.size(); i++) {
             Throwable failure = answers.get(i).failure();
             if (failure != null) {
-                failing.add(nodes.describe(i) + ": " + failure.getMessage());
+                String explained = TlsFailures.explain(failure, TlsFailures.REDLOCK_SETTINGS);
+                tls |= explained != null;
+                failing.add(nodes.describe(i) + ": " + (explained != null ? explained : failure.getMessage()));
                 cause = cause == null ? failure : cause;
             }
         }
@@ -260,7 +263,9 @@ final class RedlockLock implements NamedLock {
                 "Could not acquire lock '" + name + "' on a majority of the Redlock masters (" + nodes.quorum()
                         + " of " + nodes.size() + "): " + granted + " granted, " + refused
                         + " held by another owner, and these did not answer: " + String.join("; ", failing)
-                        + ". Check that the masters are up and reachable.",
+                        + (tls
+                                ? ". Check the TLS settings of those masters' clients."
+                                : ". Check that the masters are up and reachable."),
                 cause != null ? cause : new IllegalStateException("no answer"));
     }
 

@@ -4,6 +4,7 @@ import dev.turnstile.spring.aop.OnLeaseLost;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
@@ -248,14 +249,21 @@ public class TurnstileProperties {
     public static class Redlock {
 
         /**
-         * Independent Redis masters as URIs (redis://host:6379); with three or more,
-         * @DistributedLock takes its locks by the Redlock algorithm over them. Semaphores stay on
-         * spring.data.redis.
+         * Independent Redis masters as URIs (redis://host:6379, rediss://host:6380 for TLS); with
+         * three or more, @DistributedLock takes its locks by the Redlock algorithm over them.
+         * Semaphores stay on spring.data.redis.
          */
         private java.util.List<String> nodes = new java.util.ArrayList<>();
 
         /** How long one master may take to answer an acquire before it counts as a refusal. */
         private Duration nodeTimeout = Duration.ofMillis(50);
+
+        /** TLS to the masters. */
+        private final Ssl ssl = new Ssl();
+
+        public Ssl getSsl() {
+            return this.ssl;
+        }
 
         public java.util.List<String> getNodes() {
             return this.nodes;
@@ -271,6 +279,36 @@ public class TurnstileProperties {
 
         public void setNodeTimeout(Duration nodeTimeout) {
             this.nodeTimeout = nodeTimeout;
+        }
+    }
+
+    /** TLS to the Redlock masters, named as spring.data.redis.ssl.* is. */
+    public static class Ssl {
+
+        /**
+         * Whether to connect to every master with TLS; when unset, whether a bundle is named.
+         * rediss:// nodes use TLS either way.
+         */
+        private @Nullable Boolean enabled;
+
+        /** SSL bundle (spring.ssl.bundle.*) to connect to the masters with; else the JVM's trust store. */
+        private @Nullable String bundle;
+
+        /** Whether TLS is on: enabled when set, else whether a bundle is named (as Spring Boot reads it). */
+        public boolean isEnabled() {
+            return this.enabled != null ? this.enabled : this.bundle != null && !this.bundle.isBlank();
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public @Nullable String getBundle() {
+            return this.bundle;
+        }
+
+        public void setBundle(@Nullable String bundle) {
+            this.bundle = bundle;
         }
     }
 

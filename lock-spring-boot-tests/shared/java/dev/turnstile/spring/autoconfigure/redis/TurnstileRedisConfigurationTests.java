@@ -101,7 +101,7 @@ class TurnstileRedisConfigurationTests {
     }
 
     @Test
-    void anSslBundleWithoutBootsRedisAutoConfigurationFailsTheStart() {
+    void anSslBundleWithoutSpringBootsSslBundlesFailsTheStartNamingTheProperty() {
         this.withoutBootRedis
                 .withPropertyValues(
                         "spring.data.redis.port=" + redis.server().port(), "spring.data.redis.ssl.bundle=client")
@@ -109,7 +109,9 @@ class TurnstileRedisConfigurationTests {
                         .hasFailed()
                         .getFailure()
                         .rootCause()
-                        .hasMessageContaining("spring.data.redis.ssl.bundle is set"));
+                        .isInstanceOf(InvalidRedisSettingsException.class)
+                        .hasMessageContaining("spring.data.redis.ssl.bundle is 'client', but the application has no"
+                                + " SslBundles bean"));
     }
 
     @Test

@@ -31,7 +31,9 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p>The server keeps its port across {@link #restart()}, so clients reconnect to it. With {@link
  * Builder#persistent(boolean)} it writes an append-only file that survives a restart; otherwise
- * it keeps nothing on disk. Every server is reaped by {@link #close()}, by {@link
+ * it keeps nothing on disk. With {@link Builder#tls(TlsCertificates.Identity)} it accepts only TLS
+ * connections ({@code --port 0 --tls-port}), and every client this class hands out speaks TLS.
+ * Every server is reaped by {@link #close()}, by {@link
  * RedisServerExtension} after its test class, and by a JVM shutdown hook as a last resort. It never
  * binds port 6379 unless asked to.
  *
@@ -52,6 +54,7 @@ public final class RedisServer implements AutoCloseable {
     private final Path directory;
     private final int port;
     private final @Nullable String sentinelMonitor;
+    private final TlsCertificates.@Nullable Identity tls;
     private @Nullable Process process;
     private @Nullable JedisPooled client;
 
@@ -66,6 +69,7 @@ public final class RedisServer implements AutoCloseable {
         }
         this.port = builder.port > 0 ? builder.port : freePort();
         this.sentinelMonitor = builder.sentinelMonitor;
+        this.tls = builder.tls;
     }
 
     /** Starts a fresh, non-persistent server on a free port. */
@@ -78,7 +82,7 @@ public final class RedisServer implements AutoCloseable {
         return new Builder();
     }
 
-    /** Returns the port this server listens on; it stays the same across restarts. */
+    /** Returns the port this server listens on (its TLS port under TLS); it stays the same across restarts. */
     public int port() {
         return this.port;
     }
@@ -88,9 +92,30 @@ public final class RedisServer implements AutoCloseable {
         return new HostAndPort("127.0.0.1", this.port);
     }
 
-    /** Returns {@code redis://127.0.0.1:port}. */
+    /** Returns {@code redis://127.0.0.1:port}, or {@code rediss://127.0.0.1:port} under TLS. */
     public URI uri() {
-        return URI.create("redis://127.0.0.1:" + this.port);
+        return URI.create((this.tls != null ? "rediss" : "redis") + "://127.0.0.1:" + this.port);
+    }
+
+    /** Returns whether this server accepts only TLS connections. */
+    public boolean isTls() {
+        return this.tls != null;
+    }
+
+    /**
+     * Returns a client configuration for this server with the given connect and socket timeout:
+     * under TLS, one that trusts the authority that signed the server's certificate (and does not
+     * check the host name: a test of host names builds its own).
+     */
+    public JedisClientConfig clientConfig(Duration timeout) {
+        DefaultJedisClientConfig.Builder config =
+                DefaultJedisClientConfig.builder().timeoutMillis((int) timeout.toMillis());
+        if (this.tls != null) {
+            config.ssl(true)
+                    .sslSocketFactory(
+                            TlsCertificates.trusting(this.tls.authority()).getSocketFactory());
+        }
+        return config.build();
     }
 
     /** Returns the process id while the server runs. */
@@ -117,21 +142,17 @@ public final class RedisServer implements AutoCloseable {
 
     /** Returns a new pooled client with the given connect and socket timeout; the caller closes it. */
     public JedisPooled newClient(Duration timeout) {
-        JedisClientConfig config = DefaultJedisClientConfig.builder()
-                .timeoutMillis((int) timeout.toMillis())
-                .build();
-        return new JedisPooled(hostAndPort(), config);
+        return new JedisPooled(hostAndPort(), clientConfig(timeout));
     }
 
     /** Opens a single, unpooled connection for server commands ({@code CLIENT LIST}, {@code DEBUG}); the caller closes it. */
     public Jedis connect() {
-        return new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build());
+        return new Jedis(hostAndPort(), clientConfig(Duration.ofSeconds(2)));
     }
 
     /** Deletes every key on this server (and on no other). */
     public void flushAll() {
-        try (Jedis jedis =
-                new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build())) {
+        try (Jedis jedis = connect()) {
             jedis.flushAll();
         }
     }
@@ -142,8 +163,7 @@ public final class RedisServer implements AutoCloseable {
      */
     public Map<String, Long> commandCounts() {
         Map<String, Long> counts = new LinkedHashMap<>();
-        try (Jedis jedis =
-                new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build())) {
+        try (Jedis jedis = connect()) {
             for (String line : jedis.info("commandstats").split("\r?\n")) {
                 if (line.startsWith("cmdstat_")) {
                     String command = line.substring("cmdstat_".length(), line.indexOf(':'));
@@ -162,8 +182,7 @@ public final class RedisServer implements AutoCloseable {
      */
     public double mainThreadCpuSeconds() {
         Map<String, Double> cpu = new LinkedHashMap<>();
-        try (Jedis jedis =
-                new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build())) {
+        try (Jedis jedis = connect()) {
             for (String line : jedis.info("cpu").split("\r?\n")) {
                 int colon = line.indexOf(':');
                 if (line.startsWith("used_cpu_") && colon > 0) {
@@ -179,8 +198,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** Resets {@code INFO commandstats}. */
     public void resetStats() {
-        try (Jedis jedis =
-                new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build())) {
+        try (Jedis jedis = connect()) {
             jedis.configResetStat();
         }
     }
@@ -248,7 +266,7 @@ public final class RedisServer implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(
                 this.binary.toString(),
                 "--port",
-                Integer.toString(this.port),
+                this.tls != null ? "0" : Integer.toString(this.port),
                 "--bind",
                 "127.0.0.1",
                 "--protected-mode",
@@ -263,6 +281,19 @@ public final class RedisServer implements AutoCloseable {
                 this.persistent ? "yes" : "no"));
         if (this.persistent) {
             command.addAll(List.of("--appendfsync", "always"));
+        }
+        if (this.tls != null) {
+            command.addAll(List.of(
+                    "--tls-port",
+                    Integer.toString(this.port),
+                    "--tls-cert-file",
+                    this.tls.certificate().toString(),
+                    "--tls-key-file",
+                    this.tls.key().toString(),
+                    "--tls-ca-cert-file",
+                    this.tls.authority().toString(),
+                    "--tls-auth-clients",
+                    "no"));
         }
         command.addAll(this.extraArguments);
         try {
@@ -310,13 +341,16 @@ public final class RedisServer implements AutoCloseable {
 
     private void awaitReady() {
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        JedisClientConfig config =
-                DefaultJedisClientConfig.builder().timeoutMillis(500).build();
+        JedisClientConfig config = clientConfig(Duration.ofMillis(500));
         while (true) {
             Process current = requireProcess();
             if (!current.isAlive()) {
                 this.process = null;
-                throw new IllegalStateException("redis-server on port " + this.port + " exited at startup:\n" + log());
+                throw new IllegalStateException("redis-server on port " + this.port + " exited at startup"
+                        + (this.tls != null
+                                ? " (" + this.binary + " must be built with TLS, as Debian's redis-server is)"
+                                : "")
+                        + ":\n" + log());
             }
             try (Jedis jedis = new Jedis(hostAndPort(), config)) {
                 if ("PONG".equals(jedis.ping())) {
@@ -428,6 +462,7 @@ public final class RedisServer implements AutoCloseable {
         private boolean persistent;
         private int port;
         private @Nullable String sentinelMonitor;
+        private TlsCertificates.@Nullable Identity tls;
         private final List<String> extraArguments = new ArrayList<>();
 
         private Builder() {}
@@ -444,6 +479,16 @@ public final class RedisServer implements AutoCloseable {
         /** Listens on this port instead of a free one. */
         public Builder port(int port) {
             this.port = port;
+            return this;
+        }
+
+        /**
+         * Accepts only TLS connections on the server's port, with {@code identity}'s certificate and
+         * key ({@code --port 0 --tls-port}; clients are not asked for certificates). See {@link
+         * TlsCertificates#server()}.
+         */
+        public Builder tls(TlsCertificates.Identity identity) {
+            this.tls = identity;
             return this;
         }
 
@@ -469,6 +514,9 @@ public final class RedisServer implements AutoCloseable {
 
         /** Starts the server and waits until it answers PING. */
         public RedisServer start() {
+            if (this.tls != null && this.sentinelMonitor != null) {
+                throw new IllegalStateException("A Sentinel over TLS is not supported by this harness");
+            }
             return new RedisServer(this).launch();
         }
     }

@@ -10,7 +10,8 @@ final class InvalidRedisSettingsFailureAnalyzer extends AbstractFailureAnalyzer<
     protected FailureAnalysis analyze(Throwable rootFailure, InvalidRedisSettingsException cause) {
         return new FailureAnalysis(
                 "Turnstile cannot connect to Redis as configured: " + cause.getMessage(),
-                "Fix the spring.data.redis property named above (redis://host:port/database, host:port nodes),"
+                "Fix the spring.data.redis property named above (redis://host:port/database, host:port nodes,"
+                        + " an SSL bundle defined under spring.ssl.bundle.*),"
                         + " or add spring-boot-starter-data-redis so Spring Boot resolves the connection,"
                         + " or define a RedisConnection or UnifiedJedis bean.",
                 cause);

@@ -1,9 +1,13 @@
 package dev.turnstile.spring.autoconfigure.redis;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.HashSet;
+import javax.net.ssl.SSLParameters;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslOptions;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.JedisClientConfig;
@@ -11,17 +15,21 @@ import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.JedisSentineled;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisURIHelper;
 
 /**
- * Builds the Jedis client of a {@link RedisConnection}, with the timeouts, client name and pool
- * of {@code spring.data.redis.*}. Uses only constructors that Jedis 6 (Spring Boot 3.5) and Jedis
- * 7 (Spring Boot 4) both have.
+ * Builds Turnstile's Jedis clients: the client of a {@link RedisConnection}, with the timeouts,
+ * client name and pool of {@code spring.data.redis.*}, and the client of a Redlock master. Over TLS
+ * the server's certificate must name the host connected to (checked as HTTPS does), and an SSL
+ * bundle's ciphers and protocols apply. Uses only constructors that Jedis 6 (Spring Boot 3.5) and
+ * Jedis 7 (Spring Boot 4) both have.
  */
-final class JedisClients {
+public final class JedisClients {
 
     private JedisClients() {}
 
-    static UnifiedJedis create(RedisConnection connection, SpringDataRedisSettings settings) {
+    /** Returns a new client connected where {@code connection} says; the caller closes it. */
+    public static UnifiedJedis create(RedisConnection connection, SpringDataRedisSettings settings) {
         GenericObjectPoolConfig<Connection> pool = pool(settings.jedis().pool());
         return switch (connection.mode()) {
             case CLUSTER ->
@@ -31,10 +39,12 @@ final class JedisClients {
                         connection.sentinelMaster(),
                         clientConfig(connection, settings, connection.database()),
                         new HashSet<>(connection.nodes()),
-                        DefaultJedisClientConfig.builder()
-                                .user(connection.sentinelUsername())
-                                .password(connection.sentinelPassword())
-                                .timeoutMillis(millis(settings.timeout()))
+                        tls(
+                                        DefaultJedisClientConfig.builder()
+                                                .user(connection.sentinelUsername())
+                                                .password(connection.sentinelPassword())
+                                                .timeoutMillis(millis(settings.timeout())),
+                                        connection.ssl())
                                 .build());
             case STANDALONE ->
                 new JedisPooled(
@@ -51,10 +61,42 @@ final class JedisClients {
                 .clientName(settings.clientName())
                 .socketTimeoutMillis(millis(settings.timeout()))
                 .connectionTimeoutMillis(millis(settings.connectTimeout()));
-        if (connection.ssl() != null) {
-            builder.ssl(true).sslSocketFactory(connection.ssl());
+        return tls(builder, connection.ssl()).build();
+    }
+
+    /**
+     * Returns a new pooled client of one Redlock master, as Jedis reads {@code node} ({@code
+     * redis://} or {@code rediss://}, user, password, database), with Jedis's default timeouts and
+     * pool; over TLS when {@code ssl} is not null. The caller closes it.
+     */
+    public static JedisPooled redlockMaster(URI node, @Nullable SslBundle ssl) {
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+                .user(JedisURIHelper.getUser(node))
+                .password(JedisURIHelper.getPassword(node))
+                .database(JedisURIHelper.getDBIndex(node));
+        return new JedisPooled(
+                JedisURIHelper.getHostAndPort(node), tls(config, ssl).build());
+    }
+
+    private static DefaultJedisClientConfig.Builder tls(
+            DefaultJedisClientConfig.Builder builder, @Nullable SslBundle ssl) {
+        if (ssl == null) {
+            return builder;
         }
-        return builder.build();
+        // Spring Data Redis's Jedis path applies the ciphers and protocols but checks no host name;
+        // Turnstile checks it, as Lettuce (Boot's default client) does.
+        SSLParameters parameters = new SSLParameters();
+        parameters.setEndpointIdentificationAlgorithm("HTTPS");
+        SslOptions options = ssl.getOptions();
+        if (options.getCiphers() != null) {
+            parameters.setCipherSuites(options.getCiphers());
+        }
+        if (options.getEnabledProtocols() != null) {
+            parameters.setProtocols(options.getEnabledProtocols());
+        }
+        return builder.ssl(true)
+                .sslSocketFactory(ssl.createSslContext().getSocketFactory())
+                .sslParameters(parameters);
     }
 
     private static GenericObjectPoolConfig<Connection> pool(SpringDataRedisSettings.Pool settings) {

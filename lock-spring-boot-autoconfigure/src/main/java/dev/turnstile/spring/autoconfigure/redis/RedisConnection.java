@@ -1,8 +1,8 @@
 package dev.turnstile.spring.autoconfigure.redis;
 
 import java.util.List;
-import javax.net.ssl.SSLSocketFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.ssl.SslBundle;
 import redis.clients.jedis.HostAndPort;
 
 /**
@@ -22,7 +22,9 @@ import redis.clients.jedis.HostAndPort;
  * @param sentinelMaster the name of the master the sentinels watch (sentinel mode)
  * @param sentinelUsername the ACL user of the sentinels, or null
  * @param sentinelPassword the password of the sentinels, or null
- * @param ssl the socket factory for TLS, or null for plain TCP
+ * @param ssl the SSL bundle to connect with TLS ({@link SslBundle#systemDefault()} for the JVM's trust
+ *     store), or null for plain TCP. Turnstile checks that the server's certificate names the host it
+ *     connects to, as HTTPS does, and applies the bundle's ciphers and protocols.
  */
 public record RedisConnection(
         Mode mode,
@@ -33,7 +35,7 @@ public record RedisConnection(
         @Nullable String sentinelMaster,
         @Nullable String sentinelUsername,
         @Nullable String sentinelPassword,
-        @Nullable SSLSocketFactory ssl) {
+        @Nullable SslBundle ssl) {
 
     /** How the Redis deployment is reached. */
     public enum Mode {
@@ -67,17 +69,14 @@ public record RedisConnection(
             int database,
             @Nullable String username,
             @Nullable String password,
-            @Nullable SSLSocketFactory ssl) {
+            @Nullable SslBundle ssl) {
         return new RedisConnection(
                 Mode.STANDALONE, List.of(server), database, username, password, null, null, null, ssl);
     }
 
     /** A cluster reached through {@code seeds}. */
     public static RedisConnection cluster(
-            List<HostAndPort> seeds,
-            @Nullable String username,
-            @Nullable String password,
-            @Nullable SSLSocketFactory ssl) {
+            List<HostAndPort> seeds, @Nullable String username, @Nullable String password, @Nullable SslBundle ssl) {
         return new RedisConnection(Mode.CLUSTER, seeds, 0, username, password, null, null, null, ssl);
     }
 }

@@ -41,7 +41,8 @@ final class RedisStartupCheck implements SmartInitializingSingleton {
             log.warn(
                     "Redis at {} did not answer at startup ({}). The application starts; @DistributedLock and"
                             + " @Semaphore methods fail (HTTP 503) and the turnstile health indicator is down until"
-                            + " it answers. Check spring.data.redis.* (host, port, url, password).",
+                            + " it answers. Check spring.data.redis.* (host, port, url, password, ssl.enabled,"
+                            + " ssl.bundle).",
                     this.address.get(),
                     health.error().getMessage());
         }

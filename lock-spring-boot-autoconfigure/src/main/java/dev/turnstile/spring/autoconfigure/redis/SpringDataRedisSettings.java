@@ -4,11 +4,13 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import javax.net.ssl.SSLSocketFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.core.env.Environment;
 import redis.clients.jedis.HostAndPort;
 
@@ -27,7 +29,7 @@ import redis.clients.jedis.HostAndPort;
  * @param timeout the socket (read) timeout; Jedis's 2 seconds when null
  * @param connectTimeout the connect timeout; Jedis's 2 seconds when null
  * @param clientName the name given with CLIENT SETNAME
- * @param ssl {@code ssl.enabled}
+ * @param ssl {@code ssl.*}
  * @param sentinel {@code sentinel.*}
  * @param cluster {@code cluster.*}
  * @param jedis {@code jedis.pool.*}
@@ -54,17 +56,16 @@ public record SpringDataRedisSettings(
 
     /**
      * The connection these properties describe: cluster nodes, else a sentinel master, else the
-     * URL, else host and port.
+     * URL, else host and port. TLS as Spring Boot's own Jedis connection has it: with the SSL bundle
+     * {@code ssl.bundle} names, else the JVM's trust store when {@code ssl.enabled} is true or the
+     * URL is {@code rediss://}.
      *
+     * @param bundles the application's SSL bundles ({@code spring.ssl.bundle.*}), or null without
+     *     Spring Boot's SSL auto-configuration
      * @throws InvalidRedisSettingsException naming the property when a node, the URL or the SSL settings cannot be used
      */
-    public RedisConnection connection() {
-        if (this.ssl.bundle() != null) {
-            throw new InvalidRedisSettingsException("spring.data.redis.ssl.bundle is set, but Spring Boot's Redis"
-                    + " auto-configuration, which resolves SSL bundles, is not on the classpath; add"
-                    + " spring-boot-starter-data-redis, or define a RedisConnection bean");
-        }
-        SSLSocketFactory tls = this.ssl.enabled() ? (SSLSocketFactory) SSLSocketFactory.getDefault() : null;
+    public RedisConnection connection(@Nullable SslBundles bundles) {
+        SslBundle tls = this.ssl.isEnabled() || urlUsesSsl() ? this.ssl.resolve(bundles) : null;
         if (!this.cluster.nodes().isEmpty()) {
             return RedisConnection.cluster(
                     nodes("spring.data.redis.cluster.nodes", this.cluster.nodes()), this.username, this.password, tls);
@@ -82,13 +83,21 @@ public record SpringDataRedisSettings(
                     tls);
         }
         if (this.url != null && !this.url.isBlank()) {
-            return fromUrl(this.url);
+            return fromUrl(this.url, tls);
         }
         return RedisConnection.standalone(
                 new HostAndPort(this.host, this.port), this.database, this.username, this.password, tls);
     }
 
-    private RedisConnection fromUrl(String text) {
+    /**
+     * Whether {@code url} is a {@code rediss://} URL: Spring Boot's Jedis connection then uses TLS
+     * even though its connection details carry no SSL bundle.
+     */
+    public boolean urlUsesSsl() {
+        return this.url != null && this.url.trim().startsWith("rediss:");
+    }
+
+    private RedisConnection fromUrl(String text, @Nullable SslBundle tls) {
         URI uri;
         try {
             uri = URI.create(text.trim());
@@ -128,13 +137,8 @@ public record SpringDataRedisSettings(
                         + "'; the path must be a database number such as /0");
             }
         }
-        boolean tls = "rediss".equals(scheme) || this.ssl.enabled();
         return RedisConnection.standalone(
-                new HostAndPort(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 6379),
-                db,
-                user,
-                secret,
-                tls ? (SSLSocketFactory) SSLSocketFactory.getDefault() : null);
+                new HostAndPort(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 6379), db, user, secret, tls);
     }
 
     private static List<HostAndPort> nodes(String property, List<String> nodes) {
@@ -154,10 +158,44 @@ public record SpringDataRedisSettings(
     /**
      * {@code spring.data.redis.ssl.*}.
      *
-     * @param enabled whether to connect with TLS (the JVM's default trust store)
-     * @param bundle an SSL bundle: only Spring Boot's own Redis auto-configuration resolves it
+     * @param enabled whether to connect with TLS; when unset, whether a bundle is named
+     * @param bundle the name of the SSL bundle ({@code spring.ssl.bundle.*}) to connect with
      */
-    public record Ssl(boolean enabled, @Nullable String bundle) {}
+    public record Ssl(@Nullable Boolean enabled, @Nullable String bundle) {
+
+        /** Whether TLS is on, as Spring Boot reads it: {@code enabled}, else whether a bundle is named. */
+        public boolean isEnabled() {
+            return this.enabled != null ? this.enabled : hasBundle();
+        }
+
+        private boolean hasBundle() {
+            return this.bundle != null && !this.bundle.isBlank();
+        }
+
+        /**
+         * The bundle {@code bundle} names, else the JVM's trust store ({@link SslBundle#systemDefault()}).
+         *
+         * @throws InvalidRedisSettingsException when the named bundle does not exist
+         */
+        SslBundle resolve(@Nullable SslBundles bundles) {
+            if (!hasBundle()) {
+                return SslBundle.systemDefault();
+            }
+            String name = this.bundle.trim();
+            if (bundles == null) {
+                throw new InvalidRedisSettingsException("spring.data.redis.ssl.bundle is '" + name + "', but the"
+                        + " application has no SslBundles bean to find it in; keep Spring Boot's SslAutoConfiguration"
+                        + " (spring.ssl.bundle.*) enabled");
+            }
+            try {
+                return bundles.getBundle(name);
+            } catch (NoSuchSslBundleException e) {
+                throw new InvalidRedisSettingsException("spring.data.redis.ssl.bundle is '" + name + "', but no SSL"
+                        + " bundle has that name (defined: " + bundles.getBundleNames() + "); define it, for example"
+                        + " spring.ssl.bundle.pem." + name + ".truststore.certificate=classpath:redis-ca.pem");
+            }
+        }
+    }
 
     /**
      * {@code spring.data.redis.sentinel.*}.

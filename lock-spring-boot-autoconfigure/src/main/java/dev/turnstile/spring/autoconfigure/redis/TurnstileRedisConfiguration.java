@@ -6,6 +6,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -14,16 +15,19 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * The Jedis client Turnstile uses, unless the application defines its own {@code UnifiedJedis}:
  * connected where the {@link RedisConnection} bean says (built by the Boot-line module from Spring
- * Boot's connection details), else where {@code spring.data.redis.*} says.
+ * Boot's connection details), else where {@code spring.data.redis.*} says, with the SSL bundle
+ * {@code spring.data.redis.ssl.bundle} names found in the application's {@link SslBundles}.
  */
 @Configuration(proxyBeanMethods = false)
 public class TurnstileRedisConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(UnifiedJedis.class)
-    UnifiedJedis turnstileRedis(ObjectProvider<RedisConnection> connection, Environment environment) {
+    UnifiedJedis turnstileRedis(
+            ObjectProvider<RedisConnection> connection, ObjectProvider<SslBundles> bundles, Environment environment) {
         SpringDataRedisSettings settings = SpringDataRedisSettings.bind(environment);
-        return JedisClients.create(connection.getIfAvailable(settings::connection), settings);
+        return JedisClients.create(
+                connection.getIfAvailable(() -> settings.connection(bundles.getIfAvailable())), settings);
     }
 
     /** One WARN line at startup when Redis does not answer; the application still starts. */
@@ -32,6 +36,7 @@ public class TurnstileRedisConfiguration {
     static SmartInitializingSingleton turnstileRedisStartupCheck(
             ObjectProvider<Turnstile> turnstile,
             ObjectProvider<RedisConnection> connection,
+            ObjectProvider<SslBundles> bundles,
             BeanFactory beanFactory,
             Environment environment) {
         return new RedisStartupCheck(turnstile, () -> {
@@ -39,7 +44,7 @@ public class TurnstileRedisConfiguration {
                 return "the application's UnifiedJedis bean";
             }
             RedisConnection used = connection.getIfAvailable(
-                    () -> SpringDataRedisSettings.bind(environment).connection());
+                    () -> SpringDataRedisSettings.bind(environment).connection(bundles.getIfAvailable()));
             return used.nodes().stream().map(Object::toString).collect(Collectors.joining(", "));
         });
     }
