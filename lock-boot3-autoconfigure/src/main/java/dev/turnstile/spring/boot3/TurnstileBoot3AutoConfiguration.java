@@ -1,11 +1,13 @@
 package dev.turnstile.spring.boot3;
 
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.actuate.TurnstileHealthCheck;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
 import java.util.List;
 import javax.net.ssl.SSLSocketFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -96,8 +98,8 @@ public final class TurnstileBoot3AutoConfiguration {
         @Bean
         @ConditionalOnEnabledHealthIndicator("turnstile")
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
-        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile) {
-            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile));
+        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
+            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile, redlock.getIfUnique()));
         }
     }
 }
