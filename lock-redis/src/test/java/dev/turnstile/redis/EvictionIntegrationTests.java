@@ -305,6 +305,62 @@ class EvictionIntegrationTests {
         }
     }
 
+    /**
+     * What {@code noeviction} does instead, as docs/operations.md#eviction says: a full server
+     * refuses new grants with Redis's OOM error, and the locks already held stay held and renewed.
+     */
+    @Test
+    void aFullNoevictionServerRefusesNewLocksAndKeepsRenewingTheHeldOnes() {
+        RedisServer full =
+                redis.startServer(b -> b.arguments("--maxmemory", "2mb", "--maxmemory-policy", "noeviction"));
+        AtomicInteger renewals = new AtomicInteger();
+        LeaseListener listener = new LeaseListener() {
+            @Override
+            public void leaseLost(LeaseLostEvent event) {}
+
+            @Override
+            public void leaseRenewed(LeaseKind kind, String name) {
+                renewals.incrementAndGet();
+            }
+        };
+        try (JedisPooled client = full.newClient(Duration.ofSeconds(2));
+                Turnstile turnstile = Turnstile.builder(client)
+                        .defaultLease(Duration.ofSeconds(3))
+                        .listener(listener)
+                        .build();
+                Jedis admin = full.connect()) {
+            Lease held = turnstile.lock("invoice:8").acquire(Duration.ZERO, null);
+            fillUntilRefused(admin);
+
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> turnstile.lock("invoice:9").tryAcquire(Duration.ZERO, null))
+                    .isInstanceOf(TurnstileException.class)
+                    .hasMessageContaining("OOM");
+            int before = renewals.get();
+            await().atMost(Duration.ofSeconds(10)).until(() -> renewals.get() >= before + 2);
+            assertThat(held.isHeld()).isTrue();
+            assertThat(admin.exists("turnstile:lock:{invoice:8}")).isTrue();
+            assertThat(field(admin.info("stats"), "evicted_keys")).isEqualTo("0");
+            assertThat(held.release())
+                    .as("a release frees memory, so it is allowed")
+                    .isTrue();
+        }
+    }
+
+    /** Writes 1 KB values until Redis refuses one for lack of memory. */
+    private static void fillUntilRefused(Jedis admin) {
+        String value = "x".repeat(1024);
+        for (int i = 0; i < 100_000; i++) {
+            try {
+                admin.set("filler:" + i, value);
+            } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+                assertThat(e.getMessage()).startsWith("OOM");
+                return;
+            }
+        }
+        throw new AssertionError("the server never ran out of memory");
+    }
+
     /** Writes 1 KB values until Redis evicted {@code key}; returns the server's eviction count. */
     private static long fillUntilEvicted(Jedis admin, String key) {
         String value = "x".repeat(1024);
