@@ -148,7 +148,7 @@ class EvictionStarterIntegrationTests {
     private static List<String> warnings(CapturedOutput output, String server) {
         return output.getAll()
                 .lines()
-                .filter(line -> line.contains("WARN") && line.contains("Redis " + server + " may evict"))
+                .filter(line -> line.contains("WARN") && line.contains(server + " may evict"))
                 .toList();
     }
 }

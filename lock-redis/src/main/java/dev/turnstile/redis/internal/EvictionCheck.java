@@ -2,7 +2,6 @@ package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.TurnstileDiagnostics.Eviction;
 import dev.turnstile.redis.TurnstileDiagnostics.Eviction.Risk;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,21 +11,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPool;
-import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.JedisSentineled;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -46,19 +38,11 @@ final class EvictionCheck {
 
     private static final long FIRST_RETRY_MILLIS = 1_000;
     private static final long LAST_RETRY_MILLIS = 60_000;
-    /** {@code host:port} at the end of a Jedis connection's description. */
-    private static final Pattern ADDRESS = Pattern.compile("([^{}\\s]+:\\d+)}*$");
-
-    /** One server: how messages name it and how to read its INFO memory. */
-    private record Server(Supplier<String> name, Supplier<String> infoMemory) {}
-
-    /** Reads the servers to check now; a failure to list them is reported under {@code what}. */
-    private interface Topology {
-        List<Server> servers();
-    }
-
+    /** How a failure to list the servers is reported. */
     private final String what;
-    private final Topology topology;
+    /** Lists the servers to read now. */
+    private final Supplier<List<MemoryServer>> servers;
+
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
     /**
      * Servers that could not be checked for good (INFO refused or unknown, no policy in its answer),
@@ -66,32 +50,28 @@ final class EvictionCheck {
      */
     private final Map<String, Eviction> settled = new ConcurrentHashMap<>();
 
-    private EvictionCheck(String what, Topology topology) {
+    private EvictionCheck(String what, Supplier<List<MemoryServer>> servers) {
         this.what = what;
-        this.topology = topology;
+        this.servers = servers;
     }
 
     /** The check of the deployment behind {@code redis}: a server, a Sentinel master or a cluster. */
     static EvictionCheck of(UnifiedJedis redis) {
         if (redis instanceof JedisCluster cluster) {
-            return new EvictionCheck("the cluster", () -> clusterMasters(cluster));
+            return new EvictionCheck("the cluster", () -> MemoryServer.clusterMasters(cluster));
         }
-        Server server = server(redis, "Redis");
-        return new EvictionCheck("Redis", () -> List.of(server));
+        List<MemoryServer> one = List.of(MemoryServer.of(redis, "Redis"));
+        return new EvictionCheck("Redis", () -> one);
     }
 
     /** The check of Redlock's {@code masters}, named {@code names} (null: by their addresses). */
     static EvictionCheck ofMasters(List<UnifiedJedis> masters, @Nullable List<String> names) {
-        List<Server> servers = new ArrayList<>();
+        List<MemoryServer> servers = new ArrayList<>();
         for (int i = 0; i < masters.size(); i++) {
-            Server server = server(masters.get(i), "#" + i);
-            String given = names == null ? null : names.get(i);
-            servers.add(
-                    given == null
-                            ? new Server(() -> "Redlock master " + server.name().get(), server.infoMemory())
-                            : new Server(() -> "Redlock master " + given, server.infoMemory()));
+            servers.add(MemoryServer.of(masters.get(i), "#" + i)
+                    .renamed("Redlock master ", names == null ? null : names.get(i)));
         }
-        List<Server> fixed = List.copyOf(servers);
+        List<MemoryServer> fixed = List.copyOf(servers);
         return new EvictionCheck("the Redlock masters", () -> fixed);
     }
 
@@ -127,16 +107,16 @@ final class EvictionCheck {
         if (settled != null) {
             return new Reading(List.of(settled), true);
         }
-        List<Server> servers;
+        List<MemoryServer> servers;
         try {
-            servers = this.topology.servers();
+            servers = this.servers.get();
         } catch (RuntimeException e) {
             Eviction failed = failed(this.what, e);
             return new Reading(List.of(failed), this.settled.containsKey(this.what));
         }
         Map<String, Eviction> seen = new LinkedHashMap<>();
         boolean answered = true;
-        for (Server server : servers) {
+        for (MemoryServer server : servers) {
             Eviction eviction = read(server);
             seen.putIfAbsent(eviction.server(), eviction);
             answered &= eviction.risk() != Risk.UNKNOWN || this.settled.containsKey(eviction.server());
@@ -144,7 +124,7 @@ final class EvictionCheck {
         return new Reading(List.copyOf(seen.values()), answered);
     }
 
-    private Eviction read(Server server) {
+    private Eviction read(MemoryServer server) {
         Eviction settled = this.settled.get(server.name().get());
         if (settled != null) {
             return settled;
@@ -186,12 +166,13 @@ final class EvictionCheck {
     }
 
     /**
-     * What to report of {@code server}, which failed with {@code e}: no answer is read again next
-     * time; anything else (a refusal, an unknown command, a wrong password) is settled, noted once
-     * and not asked again.
+     * What to report of {@code server}, which failed with {@code e}: no answer (a connection or pool
+     * failure, or a server loading or busy) is read again next time; an answer (a refusal, an unknown
+     * command, a wrong password) or a reply that could not be understood is settled, noted once and
+     * not asked again.
      */
     private Eviction failed(String server, RuntimeException e) {
-        if (e instanceof JedisException jedis && RedisErrors.isUnavailable(jedis)) {
+        if (isTransient(e)) {
             log.debug("Could not read INFO memory of {}: {}", server, e.getMessage());
             return new Eviction(server, Risk.UNKNOWN, null, 0, "no answer (" + e.getMessage() + ")");
         }
@@ -205,27 +186,38 @@ final class EvictionCheck {
         return unknown;
     }
 
+    /** Whether asking again may get an answer: Redis did not answer, rather than answered no. */
+    private static boolean isTransient(RuntimeException e) {
+        return e instanceof JedisException jedis
+                && (!(jedis instanceof JedisDataException) || RedisErrors.isUnavailable(jedis));
+    }
+
     private void note(Eviction unknown) {
         log.info(
-                "Could not check whether Redis {} may evict Turnstile's keys: {}. A lock store needs"
+                "Could not check whether {} may evict Turnstile's keys: {}. A lock store needs"
                         + " maxmemory-policy noeviction (or memory headroom): check it on the server (see"
                         + " \"Eviction\" in Turnstile's docs/operations.md).",
-                unknown.server(),
+                display(unknown.server()),
                 unknown.reason());
     }
 
     private static void warn(Eviction eviction) {
         log.warn(
-                "Redis {} may evict Turnstile's keys: maxmemory is {} bytes and maxmemory-policy is {}:"
+                "{} may evict Turnstile's keys: maxmemory is {} bytes and maxmemory-policy is {}:"
                         + " once memory runs out, it {}. An evicted lock key (and its fencing counter)"
                         + " lets another client take the lock at once, and its holder learns of it only"
                         + " at its next renewal; an evicted semaphore frees all its permits. Set"
                         + " maxmemory-policy noeviction on this server, or keep used memory well below"
                         + " maxmemory (see \"Eviction\" in Turnstile's docs/operations.md).",
-                eviction.server(),
+                display(eviction.server()),
                 eviction.maxmemory(),
                 eviction.policy(),
                 meaning(String.valueOf(eviction.policy())));
+    }
+
+    /** How messages name {@code server}: "Redis 10.0.0.5:6379", "Redlock master 10.0.0.5:6379". */
+    private static String display(String server) {
+        return server.equals("Redis") || server.startsWith("Redlock master") ? server : "Redis " + server;
     }
 
     private static String meaning(String policy) {
@@ -239,62 +231,5 @@ final class EvictionCheck {
             return "evicts any key";
         }
         return "evicts keys";
-    }
-
-    /** One server behind {@code redis}, named by its address when the client tells it. */
-    private static Server server(UnifiedJedis redis, String fallback) {
-        if (redis instanceof JedisPooled pooled) {
-            AtomicReference<String> name = new AtomicReference<>(fallback);
-            return new Server(name::get, () -> {
-                try (Connection connection = pooled.getPool().getResource()) {
-                    name.set(address(connection, fallback));
-                    return new Jedis(connection).info("memory");
-                }
-            });
-        }
-        if (redis instanceof JedisSentineled sentineled) {
-            return new Server(() -> String.valueOf(sentineled.getCurrentMaster()), () -> redis.info("memory"));
-        }
-        return new Server(() -> fallback, () -> redis.info("memory"));
-    }
-
-    /** The {@code host:port} a Jedis connection describes itself with, or {@code fallback}. */
-    private static String address(Connection connection, String fallback) {
-        Matcher matcher = ADDRESS.matcher(String.valueOf(connection));
-        return matcher.find() ? matcher.group(1) : fallback;
-    }
-
-    /**
-     * The cluster's masters, from the first node that answers {@code CLUSTER SLOTS} (Redis 3 and
-     * later, so 6.2 clusters too), each read through the connection the client uses for its slots.
-     */
-    private static List<Server> clusterMasters(JedisCluster cluster) {
-        RuntimeException last = null;
-        for (ConnectionPool pool : cluster.getClusterNodes().values()) {
-            List<Object> slots;
-            try (Connection connection = pool.getResource()) {
-                slots = new Jedis(connection).clusterSlots();
-            } catch (RuntimeException e) {
-                last = e;
-                continue;
-            }
-            Map<String, Integer> firstSlots = new LinkedHashMap<>();
-            for (Object entry : slots) {
-                List<?> range = (List<?>) entry;
-                List<?> master = (List<?>) range.get(2);
-                String host = master.get(0) instanceof byte[] bytes
-                        ? new String(bytes, StandardCharsets.UTF_8)
-                        : String.valueOf(master.get(0));
-                firstSlots.putIfAbsent(host + ":" + master.get(1), ((Long) range.get(0)).intValue());
-            }
-            List<Server> masters = new ArrayList<>();
-            firstSlots.forEach((name, slot) -> masters.add(new Server(() -> name, () -> {
-                try (Connection connection = cluster.getConnectionFromSlot(slot)) {
-                    return new Jedis(connection).info("memory");
-                }
-            })));
-            return masters;
-        }
-        throw last != null ? last : new IllegalStateException("the cluster client knows no node");
     }
 }
