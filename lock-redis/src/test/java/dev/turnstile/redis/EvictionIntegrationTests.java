@@ -92,6 +92,25 @@ class EvictionIntegrationTests {
     }
 
     @Test
+    void aServerThatWasDownAtStartIsReadOnceItAnswers() {
+        RedisServer evicting = evictingServer(ALLKEYS_LRU);
+        String address = "127.0.0.1:" + evicting.port();
+        evicting.stop();
+        try (JedisPooled client = evicting.newClient(Duration.ofSeconds(2));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            assertThat(turnstile.diagnostics().eviction()).singleElement().satisfies(server -> {
+                assertThat(server.risk()).isEqualTo(Risk.UNKNOWN);
+                assertThat(server.reason()).startsWith("no answer");
+            });
+            evicting.restart();
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> !warnings(address).isEmpty());
+        }
+        assertThat(warnings(address)).hasSize(1);
+        assertThat(logged()).doesNotContain("Could not check");
+    }
+
+    @Test
     void aVolatilePolicyIsReportedTooSinceEveryTurnstileKeyHasATtl() {
         RedisServer evicting = evictingServer("volatile-lru");
         String address = "127.0.0.1:" + evicting.port();
