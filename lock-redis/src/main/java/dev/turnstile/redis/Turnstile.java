@@ -25,7 +25,9 @@ import redis.clients.jedis.UnifiedJedis;
  * }</pre>
  *
  * <p>One instance per application is enough: it owns the watchdog thread and the one pub/sub
- * connection that wakes waiters. It is thread-safe. {@link #close()} stops renewing (held leases
+ * connection that wakes waiters. It is thread-safe. When built, it reads in the background whether
+ * Redis may evict keys ({@code INFO memory}) and logs one WARN per server that may: see {@link
+ * TurnstileDiagnostics#eviction()}. {@link #close()} stops renewing (held leases
  * then expire after their lease time) and closes the pub/sub connection; it does not close the
  * Jedis client, which belongs to the caller.
  */
@@ -159,7 +161,11 @@ public final class Turnstile implements LockFactory, AutoCloseable {
             return this;
         }
 
-        /** Builds the instance; no Redis call is made until the first acquire. */
+        /**
+         * Builds the instance. It makes no Redis call on the calling thread; the eviction check
+         * ({@link TurnstileDiagnostics#eviction()}) runs on a background thread, logs a WARN for each
+         * server that may evict keys, and never fails.
+         */
         public Turnstile build() {
             return new Turnstile(this);
         }

@@ -55,6 +55,68 @@ public final class TurnstileDiagnostics {
             int scriptsUsed,
             @Nullable RuntimeException error) {}
 
+    /**
+     * Whether one Redis server may evict keys, as its {@code INFO memory} says: a server with a
+     * {@code maxmemory} and any {@code maxmemory-policy} but {@code noeviction} deletes keys when it
+     * runs out of memory, and Turnstile's keys are no exception ({@code volatile-*} policies evict
+     * keys with a TTL, and every Turnstile key has one). An evicted lock key lets another client take
+     * the lock at once, while its holder learns of the loss only at its next renewal.
+     *
+     * @param server the server: {@code host:port}, a Redlock master's name, or {@code "Redis"} when
+     *     the client does not say
+     * @param risk whether it may evict keys, or whether that could not be read
+     * @param policy its {@code maxmemory-policy} (e.g. {@code allkeys-lru}), or null when not read
+     * @param maxmemory its {@code maxmemory} in bytes, 0 when it has none (or when not read)
+     * @param reason why it could not be read, or null
+     */
+    public record Eviction(
+            String server,
+            Risk risk,
+            @Nullable String policy,
+            long maxmemory,
+            @Nullable String reason) {
+
+        /** What a server's memory settings mean for the keys Turnstile keeps there. */
+        public enum Risk {
+            /** It never evicts: its policy is {@code noeviction}, or it has no {@code maxmemory}. */
+            NONE,
+            /** It may evict Turnstile's keys once it reaches its {@code maxmemory}. */
+            MAY_EVICT,
+            /** Its settings could not be read: refused, unknown to the server, or no answer. */
+            UNKNOWN
+        }
+
+        /** Returns whether this server may evict Turnstile's keys. */
+        public boolean mayEvict() {
+            return this.risk == Risk.MAY_EVICT;
+        }
+
+        /**
+         * Returns a short description for health details and listings: {@code "noeviction"}, {@code
+         * "allkeys-lru, maxmemory 2097152 bytes: may evict lock keys"}, {@code "volatile-lru, no
+         * maxmemory: evicts nothing"} or {@code "not checked: ..."}.
+         */
+        public String summary() {
+            return switch (this.risk) {
+                case UNKNOWN -> "not checked: " + this.reason;
+                case MAY_EVICT -> this.policy + ", maxmemory " + this.maxmemory + " bytes: may evict lock keys";
+                case NONE ->
+                    "noeviction".equals(this.policy) ? "noeviction" : this.policy + ", no maxmemory: evicts nothing";
+            };
+        }
+    }
+
+    /**
+     * Reads {@code maxmemory} and {@code maxmemory-policy} from {@code INFO memory} now: of the
+     * server, of the current Sentinel-managed master, or of every master of a cluster (after one
+     * {@code CLUSTER SLOTS}). One command per server; a server that refused {@code INFO} is not asked
+     * again. Logs a WARN the first time a server (and policy) that may evict is seen. Never throws:
+     * what could not be read is reported as {@link Eviction.Risk#UNKNOWN}.
+     */
+    public List<Eviction> eviction() {
+        return this.engine.eviction();
+    }
+
     /** Pings Redis and checks the watchdog and the script cache now (two Redis calls); never throws. */
     public Health health() {
         boolean watchdog = this.engine.watchdogRunning();

@@ -1,11 +1,13 @@
 package dev.turnstile.spring.boot3;
 
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.actuate.TurnstileHealthCheck;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
 import dev.turnstile.spring.autoconfigure.redis.SpringDataRedisSettings;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -100,8 +102,8 @@ public final class TurnstileBoot3AutoConfiguration {
         @Bean
         @ConditionalOnEnabledHealthIndicator("turnstile")
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
-        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile) {
-            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile));
+        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
+            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile, redlock.getIfUnique()));
         }
     }
 }

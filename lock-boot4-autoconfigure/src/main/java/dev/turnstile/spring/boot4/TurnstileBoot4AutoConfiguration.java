@@ -1,10 +1,12 @@
 package dev.turnstile.spring.boot4;
 
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.actuate.TurnstileHealthCheck;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
 import dev.turnstile.spring.autoconfigure.redis.SpringDataRedisSettings;
 import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -94,8 +96,8 @@ public final class TurnstileBoot4AutoConfiguration {
         @Bean
         @ConditionalOnEnabledHealthIndicator("turnstile")
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
-        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile) {
-            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile));
+        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
+            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile, redlock.getIfUnique()));
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.NamedLock;
+import dev.turnstile.redis.TurnstileDiagnostics.Eviction;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
 import dev.turnstile.redis.inspect.LockInspector;
 import java.time.Duration;
@@ -25,9 +26,11 @@ public final class RedlockEngine implements AutoCloseable {
     private final Duration nodeTimeout;
     private final int attempts;
     private final Duration retryDelay;
+    private final EvictionCheck eviction;
 
     /**
-     * The engine over {@code masters}; no Redis call is made until the first acquire.
+     * The engine over {@code masters}. The only Redis calls it starts are the eviction check's, on a
+     * watchdog I/O thread; the caller's thread makes none until the first acquire.
      *
      * @param names how messages name the masters, in their order; null for their positions
      */
@@ -52,6 +55,14 @@ public final class RedlockEngine implements AutoCloseable {
         this.nodeTimeout = nodeTimeout;
         this.attempts = attempts;
         this.retryDelay = retryDelay;
+        this.eviction = EvictionCheck.ofMasters(this.masters, names);
+        Watchdog watchdog = this.leases.watchdog();
+        this.eviction.start(watchdog::execute, watchdog::isRunning);
+    }
+
+    /** Reads whether the masters may evict keys now; never throws. */
+    public List<Eviction> eviction() {
+        return this.eviction.evictions();
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.NamedLock;
+import dev.turnstile.redis.TurnstileDiagnostics.Eviction;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
 import dev.turnstile.redis.TurnstileDiagnostics.SemaphoreState;
 import dev.turnstile.redis.inspect.LockInspector;
@@ -17,11 +18,18 @@ public final class TurnstileEngine implements AutoCloseable {
 
     private final RedisDeployment deployment;
     private final Locks locks;
+    private final EvictionCheck eviction;
 
-    /** The engine over {@code redis}; no Redis call is made until the first acquire. */
+    /**
+     * The engine over {@code redis}. The only Redis call it starts is the eviction check, on a
+     * watchdog I/O thread; the caller's thread makes none until the first acquire.
+     */
     public TurnstileEngine(UnifiedJedis redis, TurnstileOptions options) {
         this.deployment = new RedisDeployment(redis, options);
         this.locks = new Locks(this.deployment);
+        this.eviction = EvictionCheck.of(redis);
+        Watchdog watchdog = this.deployment.leases().watchdog();
+        this.eviction.start(watchdog::execute, watchdog::isRunning);
     }
 
     /**
@@ -70,6 +78,11 @@ public final class TurnstileEngine implements AutoCloseable {
     /** Returns the semaphores with live permits under the prefix now (SCAN). */
     public List<SemaphoreState> semaphores() {
         return new LockInspector(this.deployment.scripts().redis()).semaphores(keyPrefix());
+    }
+
+    /** Reads whether the servers may evict keys now; never throws. */
+    public List<Eviction> eviction() {
+        return this.eviction.evictions();
     }
 
     /** Returns whether release signals use sharded pub/sub. */

@@ -3,6 +3,7 @@ package dev.turnstile.redis.lock;
 import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.NamedLock;
+import dev.turnstile.redis.TurnstileDiagnostics.Eviction;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
 import dev.turnstile.redis.internal.Arguments;
 import dev.turnstile.redis.internal.RedlockEngine;
@@ -102,6 +103,16 @@ public final class Redlock implements LockFactory, AutoCloseable {
      */
     public List<HeldLock> heldLocks() {
         return this.engine.heldLocks();
+    }
+
+    /**
+     * Reads whether each master may evict keys now ({@code INFO memory}: {@code maxmemory} and
+     * {@code maxmemory-policy}), one command per master; a master that refused {@code INFO} is not
+     * asked again. Logs a WARN the first time a master (and policy) that may evict is seen; the
+     * same check runs once in the background when the instance is built. Never throws.
+     */
+    public List<Eviction> eviction() {
+        return this.engine.eviction();
     }
 
     /** Returns the number of masters. */
@@ -206,7 +217,10 @@ public final class Redlock implements LockFactory, AutoCloseable {
             return this;
         }
 
-        /** Builds it; no Redis call is made until the first acquire. */
+        /**
+         * Builds it. It makes no Redis call on the calling thread; the eviction check ({@link
+         * Redlock#eviction()}) runs on a background thread and never fails.
+         */
         public Redlock build() {
             return new Redlock(this);
         }

@@ -6,6 +6,7 @@ import dev.turnstile.redis.TurnstileDiagnostics;
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.aop.HeldGuards;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -13,7 +14,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
- * {@code /actuator/turnstile}: what this node holds, and what Redis holds under the key prefix.
+ * {@code /actuator/turnstile}: what this node holds, what Redis holds under the key prefix, and
+ * whether each server (and Redlock master) may evict keys.
  * With {@code turnstile.redlock.nodes}, locks are read from and released on the Redlock masters,
  * where {@code @DistributedLock} takes them; semaphores always live in {@code spring.data.redis}.
  *
@@ -63,7 +65,15 @@ public class TurnstileEndpoint {
                 .toList();
         String locksOn =
                 this.redlock != null ? "redlock over " + this.redlock.masterCount() + " masters" : "spring.data.redis";
-        return new Report(node, new RedisView(prefix, locksOn, locks, semaphores));
+        List<TurnstileDiagnostics.Eviction> servers = new ArrayList<>(diagnostics.eviction());
+        if (this.redlock != null) {
+            servers.addAll(this.redlock.eviction());
+        }
+        List<ServerEviction> eviction = servers.stream()
+                .map(server -> new ServerEviction(
+                        server.server(), server.risk().name(), server.policy(), server.maxmemory(), server.summary()))
+                .toList();
+        return new Report(node, new RedisView(prefix, locksOn, locks, semaphores, eviction));
     }
 
     /**
@@ -90,8 +100,28 @@ public class TurnstileEndpoint {
             long leaseRemainingMillis,
             Map<String, Long> fencingTokens) {}
 
-    /** Redis's view under the prefix; {@code locksOn} says where the locks were read. */
-    public record RedisView(String prefix, String locksOn, List<RedisLock> locks, List<RedisSemaphore> semaphores) {}
+    /**
+     * Redis's view under the prefix; {@code locksOn} says where the locks were read, {@code eviction}
+     * whether each server may evict keys.
+     */
+    public record RedisView(
+            String prefix,
+            String locksOn,
+            List<RedisLock> locks,
+            List<RedisSemaphore> semaphores,
+            List<ServerEviction> eviction) {}
+
+    /**
+     * Whether a server may evict keys, from its {@code INFO memory}.
+     *
+     * @param server {@code host:port}, or {@code "Redlock master host:port"}
+     * @param risk {@code NONE}, {@code MAY_EVICT} or {@code UNKNOWN} (could not be read)
+     * @param policy its {@code maxmemory-policy}, or null when not read
+     * @param maxmemory its {@code maxmemory} in bytes, 0 for none
+     * @param summary the same in a few words, as the health details show it
+     */
+    public record ServerEviction(
+            String server, String risk, @Nullable String policy, long maxmemory, String summary) {}
 
     /** A held lock in Redis. */
     public record RedisLock(String name, long ttlMillis) {}

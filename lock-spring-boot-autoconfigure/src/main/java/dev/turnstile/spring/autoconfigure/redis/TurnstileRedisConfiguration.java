@@ -1,6 +1,7 @@
 package dev.turnstile.spring.autoconfigure.redis;
 
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.lock.Redlock;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -30,16 +31,20 @@ public class TurnstileRedisConfiguration {
                 connection.getIfAvailable(() -> settings.connection(bundles.getIfAvailable())), settings);
     }
 
-    /** One WARN line at startup when Redis does not answer; the application still starts. */
+    /**
+     * One WARN line at startup when Redis does not answer, one per server that may evict keys; the
+     * application still starts.
+     */
     @Bean
     @ConditionalOnMissingBean(name = "turnstileRedisStartupCheck")
     static SmartInitializingSingleton turnstileRedisStartupCheck(
             ObjectProvider<Turnstile> turnstile,
+            ObjectProvider<Redlock> redlock,
             ObjectProvider<RedisConnection> connection,
             ObjectProvider<SslBundles> bundles,
             BeanFactory beanFactory,
             Environment environment) {
-        return new RedisStartupCheck(turnstile, () -> {
+        return new RedisStartupCheck(turnstile, redlock, () -> {
             if (!beanFactory.containsBean("turnstileRedis")) {
                 return "the application's UnifiedJedis bean";
             }
