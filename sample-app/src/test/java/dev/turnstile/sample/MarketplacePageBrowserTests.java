@@ -30,6 +30,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -242,18 +243,26 @@ class MarketplacePageBrowserTests {
                                         .size()
                                 == 1
                         && first.findElements(By.cssSelector("#trades tr.won")).size() >= 2);
-        WebElement winner = first.findElement(By.cssSelector("#trades tr.won"));
-        WebElement waiter = first.findElement(By.cssSelector("#trades tr.lost"));
-        assertThat(winner.getText()).contains("buy ItemA of 4 at 35, slow");
-        assertThat(winner.findElement(By.cssSelector(".outcome")).getText()).isEqualTo("bought it");
-        assertThat(waiter.findElement(By.cssSelector(".outcome")).getText())
-                .isEqualTo("not on the market at this price: sold");
-        assertThat(seconds(waiter.findElement(By.cssSelector(".waited")).getText()))
-                .isGreaterThanOrEqualTo(2.0);
-        assertThat(seconds(winner.findElement(By.cssSelector(".waited")).getText()))
-                .isLessThan(1.0);
-        assertThat(lastToken(waiter)).as("tokens of market:ItemA.4").isGreaterThan(lastToken(winner));
-        assertThat(List.of(who(winner), who(waiter))).containsExactlyInAnyOrder("27 Bill", "17 Frank");
+        // The log's table is redrawn on every poll: read it in one go, again if a redraw made a row stale.
+        await().atMost(Duration.ofSeconds(5))
+                .ignoreException(StaleElementReferenceException.class)
+                .untilAsserted(() -> {
+                    WebElement winner = first.findElement(By.cssSelector("#trades tr.won"));
+                    WebElement waiter = first.findElement(By.cssSelector("#trades tr.lost"));
+                    assertThat(winner.getText()).contains("buy ItemA of 4 at 35, slow");
+                    assertThat(winner.findElement(By.cssSelector(".outcome")).getText())
+                            .isEqualTo("bought it");
+                    assertThat(waiter.findElement(By.cssSelector(".outcome")).getText())
+                            .isEqualTo("not on the market at this price: sold");
+                    assertThat(seconds(waiter.findElement(By.cssSelector(".waited"))
+                                    .getText()))
+                            .isGreaterThanOrEqualTo(2.0);
+                    assertThat(seconds(winner.findElement(By.cssSelector(".waited"))
+                                    .getText()))
+                            .isLessThan(1.0);
+                    assertThat(lastToken(waiter)).as("tokens of market:ItemA.4").isGreaterThan(lastToken(winner));
+                    assertThat(List.of(who(winner), who(waiter))).containsExactlyInAnyOrder("27 Bill", "17 Frank");
+                });
     }
 
     @Test
