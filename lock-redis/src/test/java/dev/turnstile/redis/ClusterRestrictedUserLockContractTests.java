@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
@@ -33,24 +34,28 @@ class ClusterRestrictedUserLockContractTests extends LockContract {
     }
 
     @Test
-    void releaseSignalsAreShardedForThisUser() throws Exception {
+    void releaseSignalsAreShardedForThisUserOnRedis7AndPlainOnRedis6() throws Exception {
+        boolean sharded = SharedCluster.cluster().masters().get(0).version().atLeast(7, 0);
         try (Lease held = this.turnstile.lock("sharded").acquire(Duration.ZERO, null)) {
             CompletableFuture<Lease> next = CompletableFuture.supplyAsync(
                     () -> this.otherProcess.lock("sharded").acquire(Duration.ofSeconds(30), null));
-            await().atMost(Duration.ofSeconds(5)).until(() -> shardSubscribers("turnstile:free:{sharded}") == 1L);
-            assertThat(this.turnstile.diagnostics().shardedSignals()).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("turnstile:free:{sharded}", sharded) == 1L);
+            assertThat(this.turnstile.diagnostics().shardedSignals()).isEqualTo(sharded);
             held.release();
             next.get(5, TimeUnit.SECONDS).release();
-            await().atMost(Duration.ofSeconds(5)).until(() -> shardSubscribers("turnstile:free:{sharded}") == 0L);
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("turnstile:free:{sharded}", sharded) == 0L);
         }
     }
 
-    /** Sharded subscribers of {@code channel} over every master. */
-    private static long shardSubscribers(String channel) {
+    /** Subscribers of {@code channel} over every node: sharded ones, or plain ones. */
+    private static long subscribers(String channel, boolean sharded) {
         long count = 0;
-        for (RedisServer master : SharedCluster.cluster().masters()) {
+        for (RedisServer master : Stream.concat(
+                        SharedCluster.cluster().masters().stream(), SharedCluster.cluster().replicas().stream())
+                .toList()) {
             try (Jedis node = master.connect()) {
-                List<?> reply = (List<?>) node.sendCommand(Protocol.Command.PUBSUB, "SHARDNUMSUB", channel);
+                List<?> reply = (List<?>)
+                        node.sendCommand(Protocol.Command.PUBSUB, sharded ? "SHARDNUMSUB" : "NUMSUB", channel);
                 count += (Long) reply.get(1);
             }
         }

@@ -162,7 +162,8 @@ class EvictionIntegrationTests {
     @Test
     void aUserRefusedInfoStartsAndLocksAndIsOneLineNotAFailure() {
         RedisServer evicting = evictingServer(ALLKEYS_LRU);
-        RestrictedRedisUser.createOn(evicting, "no-info", RestrictedRedisUser.RULES.replace(" +info", ""));
+        RestrictedRedisUser.createOn(
+                evicting, "no-info", RestrictedRedisUser.rulesFor(evicting).replace(" +info", ""));
         try (Jedis admin = evicting.connect()) {
             admin.aclLogReset();
         }

@@ -140,7 +140,10 @@ class RestrictedUserIntegrationTests {
 
     @Test
     void aRefusedReleaseSaysWhatToGrantAndTheLockStillExpires() {
-        RestrictedRedisUser.createOn(redis.server(), "no-del", RestrictedRedisUser.RULES.replace(" +del", ""));
+        RestrictedRedisUser.createOn(
+                redis.server(),
+                "no-del",
+                RestrictedRedisUser.rulesFor(redis.server()).replace(" +del", ""));
         try (JedisPooled lacking = RestrictedRedisUser.connect(redis.server(), "no-del");
                 Turnstile turnstile = Turnstile.builder(lacking).build()) {
             Lease lease = turnstile.lock("undeletable").acquire(Duration.ZERO, Duration.ofSeconds(1));
@@ -162,7 +165,10 @@ class RestrictedUserIntegrationTests {
     void aGrantWrittenBeforeARefusedCommandIsFreedNotLeftForItsLease() {
         // The acquire script sets the lock key, then reads the server's clock: a user without TIME
         // gets the key written and the script failed.
-        RestrictedRedisUser.createOn(redis.server(), "no-time", RestrictedRedisUser.RULES.replace(" +time", ""));
+        RestrictedRedisUser.createOn(
+                redis.server(),
+                "no-time",
+                RestrictedRedisUser.rulesFor(redis.server()).replace(" +time", ""));
         try (JedisPooled lacking = RestrictedRedisUser.connect(redis.server(), "no-time");
                 Turnstile misconfigured = Turnstile.builder(lacking).build();
                 Turnstile configured = Turnstile.builder(this.restricted).build()) {
@@ -184,7 +190,9 @@ class RestrictedUserIntegrationTests {
     @Test
     void aUserRefusedReleaseSignalsStillGetsTheLockByPollingAndIsWarnedOnce() throws Exception {
         RestrictedRedisUser.createOn(
-                redis.server(), "no-signals", RestrictedRedisUser.RULES.replace(" +subscribe", ""));
+                redis.server(),
+                "no-signals",
+                RestrictedRedisUser.rulesFor(redis.server()).replace(" +subscribe", ""));
         PrintStream stderr = System.err;
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
@@ -230,6 +238,9 @@ class RestrictedUserIntegrationTests {
     @Test
     void theReadmeGivesExactlyThisUser() throws IOException {
         String readme = Files.readString(Path.of("..", "README.md"));
-        assertThat(readme).contains(RestrictedRedisUser.setUserCommand());
+        assertThat(readme)
+                .contains(RestrictedRedisUser.setUserCommand())
+                .contains(RestrictedRedisUser.addCommand(RestrictedRedisUser.SHARDED_PUBSUB_RULES))
+                .contains(RestrictedRedisUser.addCommand(RestrictedRedisUser.CLIENT_SETINFO_RULES));
     }
 }

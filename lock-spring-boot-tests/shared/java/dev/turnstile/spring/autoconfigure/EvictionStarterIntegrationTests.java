@@ -115,7 +115,7 @@ class EvictionStarterIntegrationTests {
     @Test
     void aUserRefusedInfoStartsAndIsOneLineAndHealthSaysNotChecked(CapturedOutput output) {
         RedisServer evicting = evictingServer();
-        RestrictedRedisUser.createOn(evicting, "no-info", RestrictedRedisUser.RULES.replace(" +info", ""));
+        RestrictedRedisUser.createOn(evicting, "no-info", RestrictedRedisUser.rulesFor(evicting).replace(" +info", ""));
         String address = "127.0.0.1:" + evicting.port();
         this.runner
                 .withPropertyValues(

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.IntStream;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -13,7 +14,7 @@ import redis.clients.jedis.JedisCluster;
 /**
  * A real Redis Cluster of {@code masters} masters with {@code replicasPerMaster} replicas each, all
  * {@code redis-server} processes on free loopback ports, built the way an operator would: {@code
- * CLUSTER MEET}, {@code CLUSTER ADDSLOTSRANGE}, {@code CLUSTER REPLICATE}. Every node is a {@link
+ * CLUSTER MEET}, {@code CLUSTER ADDSLOTS}, {@code CLUSTER REPLICATE}. Every node is a {@link
  * RedisServer}, so a test can kill, pause and restart any of them. Closing the cluster reaps them
  * all.
  */
@@ -132,11 +133,7 @@ public final class RedisCluster implements AutoCloseable {
             int from = i * perMaster;
             int to = i == this.masters.size() - 1 ? SLOTS - 1 : from + perMaster - 1;
             try (Jedis master = this.masters.get(i).connect()) {
-                master.sendCommand(
-                        redis.clients.jedis.Protocol.Command.CLUSTER,
-                        "ADDSLOTSRANGE",
-                        Integer.toString(from),
-                        Integer.toString(to));
+                master.clusterAddSlots(IntStream.rangeClosed(from, to).toArray());
             }
         }
         awaitKnown(all().size());

@@ -150,6 +150,17 @@ public final class RedisServer implements AutoCloseable {
         return new Jedis(hostAndPort(), clientConfig(Duration.ofSeconds(2)));
     }
 
+    /**
+     * Returns the version the server reports as {@code redis_version} in {@code INFO server}: a
+     * Redis version, or the Redis version a Valkey server is compatible with (Valkey 8 reports
+     * 7.2.4).
+     */
+    public RedisVersion version() {
+        try (Jedis jedis = connect()) {
+            return RedisVersion.fromInfo(jedis.info("server"));
+        }
+    }
+
     /** Deletes every key on this server (and on no other). */
     public void flushAll() {
         try (Jedis jedis = connect()) {

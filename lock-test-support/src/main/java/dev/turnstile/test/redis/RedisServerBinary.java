@@ -12,10 +12,15 @@ import java.util.Optional;
 
 /**
  * Finds a {@code redis-server} executable, in this order: the {@code REDIS_SERVER} environment
- * variable (a path), {@code redis-server} on the {@code PATH}, then the binary bundled in the
- * {@code com.github.codemonstur:embedded-redis} jar, extracted once per JVM to a temporary folder.
+ * variable (a path, e.g. {@code /usr/bin/valkey-server}, or {@code bundled} for the binary below),
+ * {@code redis-server} on the {@code PATH}, then the binary bundled in the {@code
+ * com.github.codemonstur:embedded-redis} jar (Redis 6.2.11 on Linux x86-64), extracted once per JVM
+ * to a temporary folder.
  */
 public final class RedisServerBinary {
+
+    /** The value of {@code REDIS_SERVER} that picks the embedded-redis jar's binary even where a server is on the PATH. */
+    public static final String BUNDLED = "bundled";
 
     private static volatile @org.jspecify.annotations.Nullable Path resolved;
 
@@ -50,9 +55,17 @@ public final class RedisServerBinary {
         if (value == null || value.isBlank()) {
             return Optional.empty();
         }
+        if (value.strip().equals(BUNDLED)) {
+            return Optional.of(fromEmbeddedJar()
+                    .orElseThrow(() -> new IllegalStateException("REDIS_SERVER is set to '" + BUNDLED
+                            + "', but the embedded-redis jar is not on the test classpath or has no binary for "
+                            + System.getProperty("os.name") + " " + System.getProperty("os.arch"))));
+        }
         Path path = Path.of(value);
         if (!Files.isExecutable(path)) {
-            throw new IllegalStateException("REDIS_SERVER is set to '" + value + "', which is not an executable file");
+            throw new IllegalStateException("REDIS_SERVER is set to '" + value
+                    + "', which is not an executable file: give the path of a redis-server or valkey-server,"
+                    + " or '" + BUNDLED + "' for the embedded-redis jar's");
         }
         return Optional.of(path);
     }

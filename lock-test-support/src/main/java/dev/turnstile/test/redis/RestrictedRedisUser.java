@@ -23,23 +23,55 @@ public final class RestrictedRedisUser {
     /** The user's password. */
     public static final String PASSWORD = "change-me";
 
-    /** The README's rules for the user, word for word (after {@code ACL SETUSER turnstile on >change-me}). */
+    /**
+     * The README's rules for the user that every server takes, Redis 6.2 to Valkey 8, word for word
+     * (after {@code ACL SETUSER turnstile on >change-me}).
+     */
     public static final String RULES = "resetkeys ~turnstile:* resetchannels &turnstile:* -@all"
             + " +evalsha +eval +get +set +del +incr +pexpire +pttl +time +exists +type +scan"
             + " +zadd +zcard +zrange +zrangebyscore +zrank +zrem +zremrangebyscore +zscore"
-            + " +publish +spublish +pubsub|numsub +subscribe +unsubscribe +ssubscribe +sunsubscribe"
+            + " +publish +pubsub|numsub +subscribe +unsubscribe"
             + " +ping +script|exists +info +wait +cluster|slots +cluster|shards";
+
+    /** What the README adds on Redis 7.0 and newer and on Valkey: sharded pub/sub, which a cluster's release signals use. */
+    public static final String SHARDED_PUBSUB_RULES = "+spublish +ssubscribe +sunsubscribe";
+
+    /**
+     * What the README adds on every server but Redis 7.0 and 7.1 (which refuse the rule, having no
+     * such subcommand, and answer it "unknown subcommand" without an ACL check): {@code CLIENT
+     * SETINFO}, which Jedis sends on every new connection (refused, it is ignored by Jedis but
+     * fills the server's ACL log; Redis 6.2 logs it as {@code client}).
+     */
+    public static final String CLIENT_SETINFO_RULES = "+client|setinfo";
 
     private RestrictedRedisUser() {}
 
-    /** Returns the whole command, as the README prints it. */
+    /** Returns the base command, as the README prints it. */
     public static String setUserCommand() {
         return "ACL SETUSER " + NAME + " on >" + PASSWORD + " " + RULES;
     }
 
-    /** Creates (or resets) the user on {@code server} with {@link #RULES}. */
+    /** Returns the README's commands that add {@code rules} to the user, as the README prints them. */
+    public static String addCommand(String rules) {
+        return "ACL SETUSER " + NAME + " " + rules;
+    }
+
+    /** Returns the README's rules for {@code server}: {@link #RULES} and what its version adds. */
+    public static String rulesFor(RedisServer server) {
+        RedisVersion version = server.version();
+        StringBuilder rules = new StringBuilder(RULES);
+        if (version.atLeast(7, 0)) {
+            rules.append(' ').append(SHARDED_PUBSUB_RULES);
+        }
+        if (!version.atLeast(7, 0) || version.atLeast(7, 2)) {
+            rules.append(' ').append(CLIENT_SETINFO_RULES);
+        }
+        return rules.toString();
+    }
+
+    /** Creates (or resets) the user on {@code server} with the README's rules for its version. */
     public static void createOn(RedisServer server) {
-        createOn(server, NAME, RULES);
+        createOn(server, NAME, rulesFor(server));
     }
 
     /** Creates (or resets) user {@code name}, password {@link #PASSWORD}, with {@code rules} on {@code server}. */

@@ -1,0 +1,12 @@
+package dev.turnstile.redis;
+
+import redis.clients.jedis.UnifiedJedis;
+
+/** The same lock contract, unchanged, on a master with one replica found through three Sentinels, through {@code JedisSentineled}. */
+class SentinelLockContractTests extends LockContract {
+
+    @Override
+    protected UnifiedJedis connect() {
+        return SharedSentinelGroup.newClientOnEmptyMaster();
+    }
+}

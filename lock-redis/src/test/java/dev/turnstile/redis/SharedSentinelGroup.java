@@ -1,0 +1,29 @@
+package dev.turnstile.redis;
+
+import dev.turnstile.test.redis.RedisSentinelGroup;
+import java.time.Duration;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * One Sentinel group (a master, one replica, three Sentinels) for the contract suites that run
+ * through Sentinel, started on first use and reaped when the test JVM exits (every process is a
+ * {@code RedisServer}, which a shutdown hook kills). No test of these suites fails the master over.
+ */
+final class SharedSentinelGroup {
+
+    private static RedisSentinelGroup group;
+
+    private SharedSentinelGroup() {}
+
+    /**
+     * Empties the master, then returns a new client that finds it through the Sentinels: the contract
+     * suites share the group and use the same names, so each of their tests starts from nothing.
+     */
+    static synchronized UnifiedJedis newClientOnEmptyMaster() {
+        if (group == null) {
+            group = RedisSentinelGroup.start(1);
+        }
+        group.initialMaster().flushAll();
+        return group.newClient(Duration.ofSeconds(2));
+    }
+}
