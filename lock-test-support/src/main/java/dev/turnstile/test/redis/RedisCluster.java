@@ -114,7 +114,7 @@ public final class RedisCluster implements AutoCloseable {
                 "--cluster-enabled", "yes", "--cluster-node-timeout", "1000", "--cluster-config-file", "nodes.conf"));
         arguments.addAll(List.of(extra));
         return RedisServer.builder()
-                .port(RedisServer.freeClusterPort())
+                .ports(RedisServer::freeClusterPort)
                 .arguments(arguments.toArray(String[]::new))
                 .start();
     }

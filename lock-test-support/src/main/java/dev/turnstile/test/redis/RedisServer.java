@@ -58,7 +58,7 @@ public final class RedisServer implements AutoCloseable {
     private @Nullable Process process;
     private @Nullable JedisPooled client;
 
-    private RedisServer(Builder builder) {
+    private RedisServer(Builder builder, int port) {
         this.binary = RedisServerBinary.locate();
         this.persistent = builder.persistent;
         this.extraArguments = List.copyOf(builder.extraArguments);
@@ -67,7 +67,7 @@ public final class RedisServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.port = builder.port > 0 ? builder.port : freePort();
+        this.port = port;
         this.sentinelMonitor = builder.sentinelMonitor;
         this.tls = builder.tls;
     }
@@ -357,6 +357,9 @@ public final class RedisServer implements AutoCloseable {
             Process current = requireProcess();
             if (!current.isAlive()) {
                 this.process = null;
+                if (log().contains("Address already in use")) {
+                    throw new PortTakenException(this.port, "its port was taken meanwhile");
+                }
                 throw new IllegalStateException("redis-server on port " + this.port + " exited at startup"
                         + (this.tls != null
                                 ? " (" + this.binary + " must be built with TLS, as Debian's redis-server is)"
@@ -365,6 +368,7 @@ public final class RedisServer implements AutoCloseable {
             }
             try (Jedis jedis = new Jedis(hostAndPort(), config)) {
                 if ("PONG".equals(jedis.ping())) {
+                    requireOwnProcess(jedis.info("server"), current);
                     return;
                 }
             } catch (JedisException notYet) {
@@ -375,6 +379,30 @@ public final class RedisServer implements AutoCloseable {
                         + STARTUP_TIMEOUT + ":\n" + log());
             }
             Polling.pause();
+        }
+    }
+
+    /**
+     * Makes sure the server that answered on this port is the process just started, not one another
+     * JVM started on the same port a moment earlier (a test must never write into a server it did
+     * not start).
+     */
+    private void requireOwnProcess(String serverInfo, Process current) {
+        String expected = "process_id:" + current.pid();
+        if (serverInfo.lines().map(String::strip).noneMatch(expected::equals)) {
+            current.destroyForcibly();
+            this.process = null;
+            throw new PortTakenException(this.port, "another process answered on it");
+        }
+    }
+
+    /** The port chosen for a new server was taken by another process before the server bound it. */
+    private static final class PortTakenException extends IllegalStateException {
+
+        private static final long serialVersionUID = 1L;
+
+        PortTakenException(int port, String why) {
+            super("redis-server could not use port " + port + ": " + why);
         }
     }
 
@@ -472,6 +500,7 @@ public final class RedisServer implements AutoCloseable {
 
         private boolean persistent;
         private int port;
+        private java.util.function.IntSupplier ports = RedisServer::freePort;
         private @Nullable String sentinelMonitor;
         private TlsCertificates.@Nullable Identity tls;
         private final List<String> extraArguments = new ArrayList<>();
@@ -490,6 +519,12 @@ public final class RedisServer implements AutoCloseable {
         /** Listens on this port instead of a free one. */
         public Builder port(int port) {
             this.port = port;
+            return this;
+        }
+
+        /** Picks the port from {@code ports} (free ones), again if another process takes one first. */
+        Builder ports(java.util.function.IntSupplier ports) {
+            this.ports = ports;
             return this;
         }
 
@@ -523,12 +558,27 @@ public final class RedisServer implements AutoCloseable {
             return this;
         }
 
-        /** Starts the server and waits until it answers PING. */
+        /**
+         * Starts the server and waits until it answers PING as the process just started. A free port
+         * that another process takes before the server binds it (tests of several JVMs start
+         * servers at once) is given up for another free one, up to 5 times; a port given to {@link
+         * #port(int)} is not.
+         */
         public RedisServer start() {
             if (this.tls != null && this.sentinelMonitor != null) {
                 throw new IllegalStateException("A Sentinel over TLS is not supported by this harness");
             }
-            return new RedisServer(this).launch();
+            for (int attempt = 1; ; attempt++) {
+                RedisServer server = new RedisServer(this, this.port > 0 ? this.port : this.ports.getAsInt());
+                try {
+                    return server.launch();
+                } catch (PortTakenException taken) {
+                    server.close();
+                    if (this.port > 0 || attempt == 5) {
+                        throw taken;
+                    }
+                }
+            }
         }
     }
 }

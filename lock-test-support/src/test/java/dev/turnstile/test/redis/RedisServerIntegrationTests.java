@@ -33,6 +33,30 @@ class RedisServerIntegrationTests {
     }
 
     @Test
+    void aFreePortTakenByAnotherServerMeanwhileIsGivenUpForAnotherAndTheOtherIsNotTouched() {
+        RedisServer other = redis.server();
+        other.client().set("owner", "other");
+        int[] offered = {other.port(), RedisServer.freePort()};
+        int[] next = {0};
+        try (RedisServer server =
+                RedisServer.builder().ports(() -> offered[next[0]++]).start()) {
+            assertThat(server.port()).isEqualTo(offered[1]);
+            assertThat(server.pid()).isNotEqualTo(other.pid());
+            assertThat(server.client().get("owner")).isNull();
+        }
+        assertThat(other.client().get("owner")).isEqualTo("other");
+    }
+
+    @Test
+    void aPortAskedForThatAnotherServerHoldsFailsNamingIt() {
+        RedisServer other = redis.server();
+        assertThatThrownBy(() -> RedisServer.builder().port(other.port()).start())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("could not use port " + other.port());
+        assertThat(other.client().ping()).isEqualTo("PONG");
+    }
+
+    @Test
     void persistentServerKeepsItsDataAcrossARestart() {
         try (RedisServer server = RedisServer.builder().persistent(true).start()) {
             server.client().set("k", "v");
