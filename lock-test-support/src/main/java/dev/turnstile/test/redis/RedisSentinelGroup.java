@@ -76,6 +76,16 @@ public final class RedisSentinelGroup implements AutoCloseable {
         }
     }
 
+    /** Returns the server the Sentinels name as master now: the initial master or a promoted replica. */
+    public RedisServer currentMaster() {
+        int port = currentMasterPort();
+        return java.util.stream.Stream.concat(java.util.stream.Stream.of(this.master), this.replicas.stream())
+                .filter(server -> server.port() == port)
+                .findFirst()
+                .orElseThrow(() ->
+                        new IllegalStateException("The Sentinels name port " + port + ", no server of this group"));
+    }
+
     /** Returns a client that follows the master through failovers; the caller closes it. */
     public JedisSentineled newClient(Duration timeout) {
         JedisClientConfig master = DefaultJedisClientConfig.builder()

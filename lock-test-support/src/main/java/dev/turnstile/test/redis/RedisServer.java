@@ -385,12 +385,14 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Makes sure the server that answered on this port is the process just started, not one another
      * JVM started on the same port a moment earlier (a test must never write into a server it did
-     * not start).
+     * not start). So {@code REDIS_SERVER} must name the server itself, or a script that {@code exec}s
+     * it. {@link #restart()} keeps its port, so a port taken while the server was stopped fails it.
      */
     private void requireOwnProcess(String serverInfo, Process current) {
         String expected = "process_id:" + current.pid();
         if (serverInfo.lines().map(String::strip).noneMatch(expected::equals)) {
             current.destroyForcibly();
+            awaitExit(current);
             this.process = null;
             throw new PortTakenException(this.port, "another process answered on it");
         }
@@ -577,6 +579,9 @@ public final class RedisServer implements AutoCloseable {
                     if (this.port > 0 || attempt == 5) {
                         throw taken;
                     }
+                } catch (RuntimeException failed) {
+                    server.close();
+                    throw failed;
                 }
             }
         }

@@ -19,9 +19,18 @@ public record RedisVersion(int major, int minor, boolean valkey) {
         }
         String[] parts = version.split("\\.");
         return new RedisVersion(
-                Integer.parseInt(parts[0]),
-                parts.length > 1 ? Integer.parseInt(parts[1]) : 0,
+                leadingNumber(parts[0]),
+                parts.length > 1 ? leadingNumber(parts[1]) : 0,
                 field(info, "valkey_version") != null);
+    }
+
+    /** The digits a version part starts with ({@code 0} for none): {@code "0-m02"} is 0. */
+    private static int leadingNumber(String part) {
+        int end = 0;
+        while (end < part.length() && Character.isDigit(part.charAt(end))) {
+            end++;
+        }
+        return end == 0 ? 0 : Integer.parseInt(part.substring(0, end));
     }
 
     /** Whether this version is {@code major.minor} or newer. */

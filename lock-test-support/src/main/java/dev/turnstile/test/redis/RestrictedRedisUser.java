@@ -58,7 +58,11 @@ public final class RestrictedRedisUser {
 
     /** Returns the README's rules for {@code server}: {@link #RULES} and what its version adds. */
     public static String rulesFor(RedisServer server) {
-        RedisVersion version = server.version();
+        return rulesFor(server.version());
+    }
+
+    /** Returns the README's rules for a server of {@code version}: {@link #RULES} and what that version adds. */
+    public static String rulesFor(RedisVersion version) {
         StringBuilder rules = new StringBuilder(RULES);
         if (version.atLeast(7, 0)) {
             rules.append(' ').append(SHARDED_PUBSUB_RULES);
