@@ -24,14 +24,20 @@ public final class CommandRecorder implements AutoCloseable {
 
     private static final String MARK = "command-recorder-mark";
 
-    private final RedisServer server;
     private final Jedis connection;
+    /**
+     * Sends the markers. Opened before MONITOR starts, so what Jedis sends on a new connection
+     * ({@code CLIENT SETINFO}, which Redis 7.2+ and Valkey report) is never recorded.
+     */
+    private final Jedis marker;
+
     private final List<String> lines = new ArrayList<>();
     private final Thread thread;
 
     private CommandRecorder(RedisServer server) {
-        this.server = server;
         this.connection = server.connect();
+        this.marker = server.connect();
+        this.marker.ping();
         this.thread = new Thread(
                 () -> {
                     try {
@@ -93,8 +99,8 @@ public final class CommandRecorder implements AutoCloseable {
     }
 
     private boolean markerSeen(Duration timeout) {
-        try (Jedis jedis = this.server.connect()) {
-            jedis.echo(MARK);
+        synchronized (this.marker) {
+            this.marker.echo(MARK);
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (this.lines) {
@@ -116,6 +122,7 @@ public final class CommandRecorder implements AutoCloseable {
 
     @Override
     public void close() {
+        this.marker.close();
         try {
             this.connection.getClient().close();
         } catch (RuntimeException ignored) {
