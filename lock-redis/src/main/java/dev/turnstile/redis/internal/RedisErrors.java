@@ -63,16 +63,15 @@ final class RedisErrors {
 
     /**
      * Whether {@code cause} is an ACL refusal: a command, key or channel the connection's Redis user
-     * may not use, called directly or from a script, in the words of Redis 6.2 to 7.x ({@code
-     * NOPERM}, "can't run this command or subcommand" inside a script) or of Valkey ("ACL failure in
-     * script: User … has no permissions to run …").
+     * may not use, called directly or from a script, in the words of Redis 6.2 and 7.0 ({@code
+     * NOPERM}, "can't run this command or subcommand" inside a script) or of Valkey 8, which Redis 7.2
+     * may share ("ACL failure in script: User … has no permissions to run …").
      */
     public static boolean isRefusedToUser(JedisException cause) {
         String message = String.valueOf(cause.getMessage());
         return message.startsWith("NOPERM")
                 || message.contains("can't run this command or subcommand")
-                || message.contains("ACL failure in script")
-                || message.contains("has no permissions to");
+                || message.contains("ACL failure in script");
     }
 
     /** Whether {@code cause} means "Redis is not there or not ready", as opposed to a bad command. */
