@@ -13,7 +13,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.redisson.Redisson;
+import org.redisson.RedissonRedLock;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.JedisSentineled;
@@ -22,7 +28,8 @@ import redis.clients.jedis.JedisSentineled;
  * What each deployment costs per lock: uncontended acquire + release latency on one thread, on
  * real servers started for the run (all on this machine, so the network is loopback): one server,
  * a 3+3 cluster, a Sentinel-managed master with one replica (with and without {@code WAIT}), and
- * Redlock over five masters. Writes {@code docs/benchmarks/deployments.md}.
+ * Redlock over five masters, beside Redisson's {@code RedissonRedLock} over the same five (deprecated
+ * in Redisson, still shipped). Writes {@code docs/benchmarks/deployments.md}.
  */
 public final class DeploymentLatency {
 
@@ -71,6 +78,30 @@ public final class DeploymentLatency {
                         "Redlock, 5 independent masters",
                         () -> redlock.lock("solo").acquire(Duration.ofSeconds(5), Duration.ofSeconds(30))));
             }
+            List<RedissonClient> redissons = new ArrayList<>();
+            try {
+                for (RedisServer master : masters) {
+                    redissons.add(redisson(master));
+                }
+                RLock[] locks = redissons.stream()
+                        .map(redisson -> redisson.getLock("redisson-solo"))
+                        .toArray(RLock[]::new);
+                @SuppressWarnings("deprecation")
+                RedissonRedLock redLock = new RedissonRedLock(locks);
+                rows.add(cycleRow("Redisson RedissonRedLock, the same 5 masters", () -> {
+                    try {
+                        if (!redLock.tryLock(5, 30, TimeUnit.SECONDS)) {
+                            throw new IllegalStateException("RedissonRedLock not acquired within 5 s");
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException(e);
+                    }
+                    redLock.unlock();
+                }));
+            } finally {
+                redissons.forEach(RedissonClient::shutdown);
+            }
         } finally {
             clients.forEach(JedisPooled::close);
             masters.forEach(RedisServer::close);
@@ -87,8 +118,13 @@ public final class DeploymentLatency {
     }
 
     private static String row(String deployment, Supplier<Lease> acquire) {
+        return cycleRow(deployment, () -> acquire.get().release());
+    }
+
+    /** One row: {@code cycle} (an acquire and its release) warmed up for 1 s, then timed for the run. */
+    private static String cycleRow(String deployment, Runnable cycle) {
         for (long end = System.nanoTime() + Duration.ofSeconds(1).toNanos(); System.nanoTime() < end; ) {
-            acquire.get().release();
+            cycle.run();
         }
         long[] samples = new long[1 << 20];
         int count = 0;
@@ -96,7 +132,7 @@ public final class DeploymentLatency {
         long end = start + RUN.toNanos();
         while (System.nanoTime() < end && count < samples.length) {
             long begin = System.nanoTime();
-            acquire.get().release();
+            cycle.run();
             samples[count++] = System.nanoTime() - begin;
         }
         double seconds = (System.nanoTime() - start) / 1e9;
@@ -111,5 +147,11 @@ public final class DeploymentLatency {
                 sorted[Math.min(count - 1, (int) (count * 0.99))] / 1e3);
         System.out.println(row);
         return row;
+    }
+
+    private static RedissonClient redisson(RedisServer master) {
+        Config config = new Config();
+        config.useSingleServer().setAddress("redis://127.0.0.1:" + master.port());
+        return Redisson.create(config);
     }
 }
