@@ -114,10 +114,35 @@ public final class OwnRedisServer implements AutoCloseable {
      * @throws IllegalStateException if it could not be started; the message says why
      */
     public static OwnRedisServer start(boolean restarting) {
-        OwnRedisServer server = new OwnRedisServer(freePort(), restarting);
-        server.launch();
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "own-redis-stop"));
-        return server;
+        return start(restarting, OwnRedisServer::freePort);
+    }
+
+    /** Like {@link #start(boolean)}, with the free ports taken from {@code ports}. */
+    static OwnRedisServer start(boolean restarting, java.util.function.IntSupplier ports) {
+        for (int attempt = 1; ; attempt++) {
+            OwnRedisServer server = new OwnRedisServer(ports.getAsInt(), restarting);
+            try {
+                server.launch();
+            } catch (PortTakenException taken) {
+                if (attempt == 3) {
+                    throw taken;
+                }
+                continue;
+            }
+            Runtime.getRuntime().addShutdownHook(new Thread(server::close, "own-redis-stop"));
+            return server;
+        }
+    }
+
+    /** The free port chosen for the server was taken by another process before the server bound it. */
+    private static final class PortTakenException extends IllegalStateException {
+
+        private static final long serialVersionUID = 1L;
+
+        PortTakenException(int port) {
+            super("Port " + port + " was taken by another process before the sample's redis-server could use it;"
+                    + " start the sample again.");
+        }
     }
 
     /** Returns the port; a restarted server keeps it. */
@@ -245,6 +270,12 @@ public final class OwnRedisServer implements AutoCloseable {
                     address,
                     DefaultJedisClientConfig.builder().timeoutMillis(500).build())) {
                 if ("PONG".equals(jedis.ping())) {
+                    // The answer must come from the server just started, not from one another process
+                    // started on this port a moment earlier: the sample never writes into a server not its own.
+                    if (jedis.info("server").lines().map(String::strip).noneMatch(("process_id:" + this.pid)::equals)) {
+                        stop(started);
+                        throw new PortTakenException(this.port);
+                    }
                     return;
                 }
             } catch (JedisException notYet) {
