@@ -37,8 +37,8 @@ public final class RestrictedRedisUser {
     public static final String SHARDED_PUBSUB_RULES = "+spublish +ssubscribe +sunsubscribe";
 
     /**
-     * What the README adds on every server but Redis 7.0 and 7.1 (which refuse the rule, having no
-     * such subcommand, and answer it "unknown subcommand" without an ACL check): {@code CLIENT
+     * What the README adds on every server but Redis 7.0 (which refuses the rule, having no such
+     * subcommand, and answers it "unknown subcommand" without an ACL check): {@code CLIENT
      * SETINFO}, which Jedis sends on every new connection (refused, it is ignored by Jedis but
      * fills the server's ACL log; Redis 6.2 logs it as {@code client}).
      */
