@@ -2,7 +2,7 @@ package dev.turnstile.redis.internal;
 
 /**
  * The fencing counter's Lua, written once and put in front of every script that issues a fencing
- * token or raises a counter: the lock's acquire, Redlock's write-back and the semaphore's grants.
+ * token: the lock's acquire, Redlock's acquire and the semaphore's grants.
  * Time comes from the server ({@code TIME}), never from a client.
  *
  * <p>A token is the counter plus one, but never below the server's clock in microseconds. A grant
@@ -21,8 +21,7 @@ final class FencingCounter {
      * {@code fence_set(key, last, floor, ttl)} sets the counter to {@code last} for {@code ttl}
      * ms plus how far {@code last} leads {@code floor} (the clock in µs), in whole ms rounded up.
      * {@code fence_issue(key, reserve, ttl)} issues {@code reserve} tokens and returns the first and
-     * the clock in µs. {@code fence_raise(key, token, ttl)} raises the counter to {@code token} if
-     * it is lower, never lowers it. (Arithmetic on the replies as they are: Lua converts the
+     * the clock in µs. (Arithmetic on the replies as they are: Lua converts the
      * strings, and this runs per grant.)
      */
     static final String LUA = """
@@ -45,11 +44,6 @@ final class FencingCounter {
               end
               fence_set(key, token + reserve - 1, floor, ttl)
               return token, floor
-            end
-            local function fence_raise(key, token, ttl)
-              if tonumber(redis.call('GET', key) or '0') < token then
-                fence_set(key, token, fence_clock(), ttl)
-              end
             end
             """;
 }

@@ -1,6 +1,10 @@
 package dev.turnstile.redis.internal;
 
-/** The lock's Lua scripts. Time comes from the server ({@code TIME}), never from a client. */
+/**
+ * The lock's Lua scripts. Time comes from the server ({@code TIME}), never from a client; the one
+ * value a client brings is the fencing token Redlock proposes, which a master takes only above its
+ * counter.
+ */
 final class LockScripts {
 
     private LockScripts() {}
@@ -31,16 +35,35 @@ final class LockScripts {
             """);
 
     /**
-     * KEYS: fence. ARGV: fencing token, counter ttl ms. Raises the counter to the token if it is
-     * lower; never lowers it. Redlock writes the token it hands out back to a majority of the
-     * masters this way, so any later majority (which shares a master with this one) continues above
-     * it, whichever masters it has. As {@link FencingCounter} keeps every counter, it lives for its
-     * ttl after this master's clock has reached the token: a token taken from a master whose clock
-     * is ahead is kept until this master's clock has passed it. Returns 1.
+     * Redlock's acquire on one master. KEYS: lock, fence. ARGV: owner token, lease ms, counter ttl
+     * ms, the proposed fencing token, how far below this master's clock (µs) a proposal may be when
+     * it has no counter. Every master of a round is given the same proposal, and a master grants only
+     * with it: so the token is on every granting master, and any later majority, which shares a
+     * master with this one, must propose above it.
+     *
+     * <p>A master takes the proposal if it is above its counter, or, with no counter, not more than
+     * the allowance below its clock: a counter lives for its ttl after the clock has passed it
+     * ({@link FencingCounter}), so once it has expired the clock minus the ttl is above every token
+     * it took. Returns {@code {1, token, server time ms}} when granted, {@code {0, pttl}} when held by
+     * another owner, {@code {2, least}} when the proposal is too low, with the least this master
+     * would take (nothing is written then).
      */
-    static final LuaScript FENCE_FLOOR = LuaScript.of(FencingCounter.LUA + """
-            fence_raise(KEYS[1], tonumber(ARGV[1]), ARGV[2])
-            return 1
+    static final LuaScript REDLOCK_ACQUIRE = LuaScript.of(FencingCounter.LUA + """
+            local call = redis.call
+            local holder = call('GET', KEYS[1])
+            if holder and holder ~= ARGV[1] then
+              return {0, call('PTTL', KEYS[1])}
+            end
+            local floor = fence_clock()
+            local counter = call('GET', KEYS[2])
+            local least = counter and counter + 1 or floor - ARGV[5]
+            local token = tonumber(ARGV[4])
+            if token < least then
+              return {2, least}
+            end
+            call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+            fence_set(KEYS[2], token, floor, ARGV[3])
+            return {1, token, (floor - floor % 1000) / 1000}
             """);
 
     /**

@@ -4,6 +4,7 @@ import dev.turnstile.redis.RedisUnavailableException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -16,13 +17,39 @@ final class RedlockGrant implements Grant {
     private final String name;
     private final String owner;
     private final Map<UnifiedJedis, Long> grantedAtMillis;
+    private final Map<Integer, CompletableFuture<?>> unanswered;
 
-    /** @param grantedAtMillis each granting master's clock when it granted, in milliseconds */
-    RedlockGrant(RedlockEngine redlock, String name, String owner, Map<UnifiedJedis, Long> grantedAtMillis) {
+    /**
+     * @param grantedAtMillis each granting master's clock when it granted, in milliseconds
+     * @param unanswered by master index, the acquire calls that had not answered when it was granted
+     */
+    RedlockGrant(
+            RedlockEngine redlock,
+            String name,
+            String owner,
+            Map<UnifiedJedis, Long> grantedAtMillis,
+            Map<Integer, CompletableFuture<?>> unanswered) {
         this.redlock = redlock;
         this.name = name;
         this.owner = owner;
         this.grantedAtMillis = java.util.Collections.unmodifiableMap(new java.util.IdentityHashMap<>(grantedAtMillis));
+        this.unanswered = Map.copyOf(unanswered);
+    }
+
+    /**
+     * An acquire call that is still running when the owner releases may grant on its master after
+     * the release has been there: free it there, owner-checked, once the call completes.
+     */
+    private void releaseLateGrants() {
+        this.unanswered.forEach((index, call) -> {
+            if (!call.isDone()) {
+                UnifiedJedis master = this.redlock.masters().get(index);
+                this.redlock
+                        .nodes()
+                        .afterCall(
+                                index, call, () -> RedlockLock.releaseOn(this.redlock, master, this.name, this.owner));
+            }
+        });
     }
 
     /**
@@ -38,16 +65,19 @@ final class RedlockGrant implements Grant {
         List<String> keys = List.of(this.redlock.keys().lock(this.name));
         List<String> args = List.of(this.owner, Long.toString(leaseTime.toMillis()));
         long start = System.nanoTime();
-        List<RedlockNodes.Answer<Long>> answers = nodes.callAll(
-                master -> (Long) LockScripts.RENEW.run(master, keys, args),
+        List<RedlockNodes.Answer<Object>> answers = nodes.runAll(
+                LockScripts.RENEW,
+                keys,
+                master -> args,
                 start + this.redlock.nodeTimeout().toNanos(),
-                true);
+                true,
+                nodes.size());
         int renewed = 0;
         int gone = 0;
         int takenOver = 0;
-        for (RedlockNodes.Answer<Long> answer : answers) {
+        for (RedlockNodes.Answer<Object> answer : answers) {
             if (answer.answered()) {
-                long code = answer.value();
+                long code = (Long) answer.value();
                 renewed += code == 1 ? 1 : 0;
                 gone += code == 0 ? 1 : 0;
                 takenOver += code == -1 ? 1 : 0;
@@ -87,6 +117,7 @@ final class RedlockGrant implements Grant {
 
     @Override
     public long release() {
+        releaseLateGrants();
         return RedlockLock.releaseEverywhere(this.redlock, this.name, this.owner, true) >= this.redlock.quorum()
                 ? 0
                 : -1;
@@ -100,6 +131,7 @@ final class RedlockGrant implements Grant {
      */
     @Override
     public long releaseAfter(Duration holdAtLeast) {
+        releaseLateGrants();
         List<String> keys = List.of(this.redlock.keys().lock(this.name));
         String channel = this.redlock.keys().lockChannel(this.name);
         String hold = Long.toString(Durations.ceilMillis(holdAtLeast));
@@ -107,18 +139,18 @@ final class RedlockGrant implements Grant {
                 .mapToLong(Long::longValue)
                 .max()
                 .orElse(0);
+        List<UnifiedJedis> masters = this.redlock.masters();
         long held = RedlockLock.releaseEverywhere(
                 this.redlock,
                 this.name,
-                master -> (Long) LockScripts.RELEASE_AFTER.run(
-                        master,
-                        keys,
-                        List.of(
-                                this.owner,
-                                channel,
-                                "PUBLISH",
-                                Long.toString(this.grantedAtMillis.getOrDefault(master, latestGrant)),
-                                hold)),
+                LockScripts.RELEASE_AFTER,
+                keys,
+                master -> List.of(
+                        this.owner,
+                        channel,
+                        "PUBLISH",
+                        Long.toString(this.grantedAtMillis.getOrDefault(masters.get(master), latestGrant)),
+                        hold),
                 true);
         return held >= this.redlock.quorum() ? 0 : -1;
     }

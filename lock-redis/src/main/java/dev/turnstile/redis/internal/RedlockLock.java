@@ -15,7 +15,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
@@ -27,6 +27,16 @@ import redis.clients.jedis.exceptions.JedisException;
 final class RedlockLock implements NamedLock {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedlockLock.class);
+
+    /**
+     * How far below a master's clock a first proposal may be when the master has no counter for the
+     * name (a new name, an expired counter, a master restarted empty): clients' clocks may be that
+     * far behind the masters' and still get a token in one round (less when the counter's time to
+     * live, lease plus retention, is shorter: see {@link #allowanceMicros}). A restarted master must so stay
+     * down this long (besides a lease, for the lock) before its tokens are sure to be above the
+     * ones it handed out.
+     */
+    static final long CLOCK_ALLOWANCE_MICROS = 1_000_000;
 
     private final RedlockEngine redlock;
     private final List<String> names;
@@ -131,12 +141,15 @@ final class RedlockLock implements NamedLock {
             List<String> args = List.of(this.redlock.keys().lockChannel(name), "PUBLISH");
             boolean held = this.redlock
                     .nodes()
-                    .callAll(
-                            master -> (Long) LockScripts.FORCE_RELEASE.run(master, keys, args),
+                    .runAll(
+                            LockScripts.FORCE_RELEASE,
+                            keys,
+                            master -> args,
                             System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
-                            false)
+                            false,
+                            this.redlock.masterCount())
                     .stream()
-                    .anyMatch(answer -> answer.answered() && answer.value() == 1);
+                    .anyMatch(answer -> answer.answered() && (Long) answer.value() == 1);
             if (held) {
                 log.warn("Force-released Redlock lock '{}'", name);
                 freed.add(name);
@@ -155,53 +168,103 @@ final class RedlockLock implements NamedLock {
     private record Round(
             @Nullable ManagedLease lease, @Nullable RedisUnavailableException unavailable) {}
 
+    /** One round of acquire calls: what the masters answered to one proposed token. */
+    private final class Proposal {
+
+        final List<RedlockNodes.Answer<Object>> answers;
+        final long token;
+        int granted;
+        int refused;
+        int tooLow;
+        /** The least token every master that found the proposal too low would take. */
+        long least = Long.MIN_VALUE;
+
+        final Map<UnifiedJedis, Long> grantedAt = new IdentityHashMap<>();
+
+        Proposal(List<String> keys, List<String> args, long token, long deadlineNanos) {
+            RedlockNodes nodes = RedlockLock.this.redlock.nodes();
+            this.token = token;
+            this.answers =
+                    nodes.runAll(LockScripts.REDLOCK_ACQUIRE, keys, master -> args, deadlineNanos, true, nodes.size());
+            for (int i = 0; i < this.answers.size(); i++) {
+                RedlockNodes.Answer<Object> answer = this.answers.get(i);
+                if (!answer.answered()) {
+                    continue;
+                }
+                List<?> reply = (List<?>) answer.value();
+                long status = (Long) reply.get(0);
+                if (status == 1) {
+                    this.granted++;
+                    this.grantedAt.put(RedlockLock.this.redlock.masters().get(i), (Long) reply.get(2));
+                } else if (status == 2) {
+                    this.tooLow++;
+                    this.least = Math.max(this.least, (Long) reply.get(1));
+                } else {
+                    this.refused++;
+                }
+            }
+        }
+    }
+
+    /**
+     * One attempt: every master is offered the same fencing token, this client's clock in µs, and a
+     * master grants only with it, so the token is on the granting majority itself: no write-back
+     * round follows. When masters found it too low (a counter above it, left by a client whose clock
+     * is ahead of this one's) and could make a majority, a second round offers the least they would
+     * all take. Tokens so increase whatever the clients' clocks say; a clock behind costs a round.
+     */
     private Round attempt(String name, Duration lease, boolean watchdog, long acquireStart) {
         RedlockNodes nodes = this.redlock.nodes();
         String owner = this.redlock.leases().newOwnerToken();
         List<String> keys =
                 List.of(this.redlock.keys().lock(name), this.redlock.keys().lockFence(name));
-        List<String> args = List.of(
-                owner, Long.toString(lease.toMillis()), this.redlock.options().fenceTtlMillis(lease));
         long start = System.nanoTime();
-        List<RedlockNodes.Answer<List<?>>> answers = nodes.callAll(
-                master -> (List<?>) LockScripts.ACQUIRE.run(master, keys, args),
-                start + this.redlock.nodeTimeout().toNanos(),
-                true);
-        int granted = 0;
-        int refused = 0;
-        long highestToken = Long.MIN_VALUE;
-        Map<UnifiedJedis, Long> grantedAt = new IdentityHashMap<>();
-        for (int i = 0; i < answers.size(); i++) {
-            RedlockNodes.Answer<List<?>> answer = answers.get(i);
-            if (!answer.answered()) {
-                continue;
-            }
-            if ((Long) answer.value().get(0) == 1) {
-                granted++;
-                highestToken = Math.max(highestToken, (Long) answer.value().get(1));
-                grantedAt.put(
-                        this.redlock.masters().get(i), (Long) answer.value().get(2));
-            } else {
-                refused++;
-            }
+        long proposed = clockMicros();
+        Proposal round = new Proposal(
+                keys,
+                args(owner, lease, proposed),
+                proposed,
+                start + this.redlock.nodeTimeout().toNanos());
+        List<Proposal> rounds = new ArrayList<>(List.of(round));
+        if (round.granted < nodes.quorum()
+                && round.tooLow > 0
+                && round.granted + round.tooLow >= nodes.quorum()
+                && !Thread.currentThread().isInterrupted()) {
+            long token = Math.max(round.least, round.token + 1);
+            round = new Proposal(
+                    keys,
+                    args(owner, lease, token),
+                    token,
+                    System.nanoTime() + this.redlock.nodeTimeout().toNanos());
+            rounds.add(round);
         }
         boolean interrupted = Thread.currentThread().isInterrupted();
-        boolean fenced = !interrupted && granted >= nodes.quorum() && writeBackFence(name, highestToken, lease, start);
         long elapsed = System.nanoTime() - start;
         long drift = drift(lease);
         long validity = lease.toNanos() - elapsed - drift;
-        if (fenced && validity > 0) {
+        if (!interrupted && round.granted >= nodes.quorum() && validity > 0) {
+            // A master that has not answered may still grant after the owner's release has passed
+            // it: the grant frees it there once that call completes.
+            Map<Integer, java.util.concurrent.CompletableFuture<?>> unanswered = new java.util.HashMap<>();
+            for (Proposal each : rounds) {
+                for (int i = 0; i < each.answers.size(); i++) {
+                    if (!each.answers.get(i).answered()) {
+                        // both rounds' calls to one master: freed once the last of them completes
+                        unanswered.merge(i, each.answers.get(i).call(), java.util.concurrent.CompletableFuture::allOf);
+                    }
+                }
+            }
             // The local deadline is start + lease - drift: the validity, counted from now.
             return new Round(
                     ManagedLease.granted(
                             this.redlock.leases(),
                             LeaseKind.LOCK,
                             name,
-                            highestToken,
+                            round.token,
                             lease,
                             watchdog,
                             start - drift,
-                            new RedlockGrant(this.redlock, name, owner, grantedAt),
+                            new RedlockGrant(this.redlock, name, owner, round.grantedAt, unanswered),
                             LocalPlace.NONE),
                     null);
         }
@@ -209,10 +272,12 @@ final class RedlockLock implements NamedLock {
         // A master that answered late or not at all may still have granted (a lost reply counts
         // too): once its call completes, free it there, owner-checked, on that master's pool.
         List<UnifiedJedis> masters = this.redlock.masters();
-        for (int i = 0; i < answers.size(); i++) {
-            if (!answers.get(i).answered()) {
-                UnifiedJedis master = masters.get(i);
-                nodes.afterCall(i, answers.get(i).call(), () -> releaseOn(this.redlock, master, name, owner));
+        for (Proposal each : rounds) {
+            for (int i = 0; i < each.answers.size(); i++) {
+                if (!each.answers.get(i).answered()) {
+                    UnifiedJedis master = masters.get(i);
+                    nodes.afterCall(i, each.answers.get(i).call(), () -> releaseOn(this.redlock, master, name, owner));
+                }
             }
         }
         if (interrupted) {
@@ -220,28 +285,33 @@ final class RedlockLock implements NamedLock {
         }
         // Other owners alone keep a majority away only if more than a minority refused; masters
         // that answered too slowly for the validity are no outage either.
-        boolean contended = refused > nodes.size() - nodes.quorum();
-        boolean silent = answers.stream().anyMatch(answer -> !answer.answered());
-        boolean outage = granted < nodes.quorum() && !contended && silent;
-        return new Round(null, outage ? unavailable(name, answers, granted, refused) : null);
+        boolean contended = round.refused > nodes.size() - nodes.quorum();
+        boolean silent = round.answers.stream().anyMatch(answer -> !answer.answered());
+        boolean outage = round.granted < nodes.quorum() && !contended && silent;
+        return new Round(null, outage ? unavailable(name, round.answers, round.granted, round.refused) : null);
+    }
+
+    private List<String> args(String owner, Duration lease, long token) {
+        String fenceTtl = this.redlock.options().fenceTtlMillis(lease);
+        return List.of(
+                owner, Long.toString(lease.toMillis()), fenceTtl, Long.toString(token), allowanceMicros(fenceTtl));
     }
 
     /**
-     * Raises every master's fencing counter to {@code token}; true when a majority confirmed within
-     * the node timeout. Any later majority shares a master with this one, so it continues above.
+     * How far below its clock a master with no counter takes a token: {@link
+     * #CLOCK_ALLOWANCE_MICROS}, but less than the counter's time to live, so that once a counter
+     * has expired (its master's clock is then past its token by that time to live) no token at or
+     * below it is taken.
      */
-    private boolean writeBackFence(String name, long token, Duration lease, long start) {
-        List<String> keys = List.of(this.redlock.keys().lockFence(name));
-        List<String> args = List.of(Long.toString(token), this.redlock.options().fenceTtlMillis(lease));
-        List<RedlockNodes.Answer<Object>> answers = this.redlock
-                .nodes()
-                .callAll(
-                        master -> LockScripts.FENCE_FLOOR.run(master, keys, args),
-                        System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
-                        true,
-                        this.redlock.nodes().quorum());
-        return answers.stream().filter(RedlockNodes.Answer::answered).count()
-                >= this.redlock.nodes().quorum();
+    static String allowanceMicros(String fenceTtlMillis) {
+        long belowTtl = (Long.parseLong(fenceTtlMillis) - 1) * 1_000;
+        return Long.toString(Math.max(0, Math.min(CLOCK_ALLOWANCE_MICROS, belowTtl)));
+    }
+
+    /** This client's clock, in µs since the epoch: the fencing token it proposes first. */
+    private static long clockMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
     }
 
     private RedisUnavailableException unavailable(
@@ -274,7 +344,7 @@ final class RedlockLock implements NamedLock {
         return lease.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
     }
 
-    private static long releaseOn(RedlockEngine redlock, UnifiedJedis master, String name, String owner) {
+    static long releaseOn(RedlockEngine redlock, UnifiedJedis master, String name, String owner) {
         try {
             return (Long) LockScripts.RELEASE.run(
                     master,
@@ -294,22 +364,33 @@ final class RedlockLock implements NamedLock {
     static long releaseEverywhere(RedlockEngine redlock, String name, String owner, boolean failIfUnreachable) {
         List<String> keys = List.of(redlock.keys().lock(name));
         List<String> args = List.of(owner, redlock.keys().lockChannel(name), "PUBLISH");
-        return releaseEverywhere(
-                redlock, name, master -> (Long) LockScripts.RELEASE.run(master, keys, args), failIfUnreachable);
+        return releaseEverywhere(redlock, name, LockScripts.RELEASE, keys, master -> args, failIfUnreachable);
     }
 
     /**
-     * Runs an owner-checked release script on every master, in parallel; returns how many held the
-     * lock (a master that kept it for a hold counts as one that held it).
+     * Runs an owner-checked release script on every master, in parallel, with each master's
+     * arguments; returns how many held the lock (a master that kept it for a hold counts as one that
+     * held it).
      */
     static long releaseEverywhere(
-            RedlockEngine redlock, String name, Function<UnifiedJedis, Long> release, boolean failIfUnreachable) {
+            RedlockEngine redlock,
+            String name,
+            LuaScript release,
+            List<String> keys,
+            IntFunction<List<String>> args,
+            boolean failIfUnreachable) {
         // Bounded: a master that does not answer in time keeps the key until its TTL, and the
         // release, still queued for it, frees it when it can.
-        List<RedlockNodes.Answer<Long>> answers = redlock.nodes()
-                .callAll(release, System.nanoTime() + redlock.nodeTimeout().toNanos(), false);
+        List<RedlockNodes.Answer<Object>> answers = redlock.nodes()
+                .runAll(
+                        release,
+                        keys,
+                        args,
+                        System.nanoTime() + redlock.nodeTimeout().toNanos(),
+                        false,
+                        redlock.masterCount());
         long freed = answers.stream()
-                .filter(answer -> answer.answered() && answer.value() >= 0)
+                .filter(answer -> answer.answered() && (Long) answer.value() >= 0)
                 .count();
         boolean anyUnanswered = answers.stream().anyMatch(answer -> !answer.answered());
         if (failIfUnreachable && anyUnanswered && freed == 0) {

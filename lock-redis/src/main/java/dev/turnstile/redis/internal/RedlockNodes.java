@@ -1,5 +1,6 @@
 package dev.turnstile.redis.internal;
 
+import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -11,13 +12,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
- * The Redlock masters and the calls to them. Each master has its own small, bounded pool of
- * threads and queue, so a master that stops answering (a SIGSTOP, a black-holed network) ties up
- * at most its own threads: the thread count stays flat however many calls are made, and a call
+ * The Redlock masters and the calls to them. A script call goes out on the caller's thread to
+ * every master that can take it that way ({@link DirectCalls}); the others are called through
+ * their pools. Each master has its own small, bounded pool of threads and queue, so a master that
+ * stops answering (a SIGSTOP, a black-holed network) ties up at most its own threads: the thread count stays flat however many calls are made, and a call
  * whose caller has already given up is dropped instead of sent late. Every wait for an answer is
  * bounded by the caller's deadline. Thread-safe.
  */
@@ -31,6 +35,7 @@ final class RedlockNodes implements AutoCloseable {
     private final List<UnifiedJedis> masters;
     private final List<String> names;
     private final List<ThreadPoolExecutor> executors = new ArrayList<>();
+    private final DirectCalls direct;
 
     /** @param names how messages name each master, in the masters' order */
     RedlockNodes(List<UnifiedJedis> masters, List<String> names) {
@@ -54,6 +59,7 @@ final class RedlockNodes implements AutoCloseable {
             executor.allowCoreThreadTimeOut(true);
             this.executors.add(executor);
         }
+        this.direct = new DirectCalls(this.masters, this.executors::get);
     }
 
     int size() {
@@ -75,7 +81,7 @@ final class RedlockNodes implements AutoCloseable {
      * A call that has not started by then is never sent.
      *
      * @param dropIfLate whether a call that could not start before the deadline is skipped
-     *     (acquire, renew, write-back); releases pass false, as a late release still frees a key
+     *     (acquire, renew); releases pass false, as a late release still frees a key
      * @return one answer per master, in the masters' order
      */
     <T> List<Answer<T>> callAll(Function<UnifiedJedis, T> call, long deadlineNanos, boolean dropIfLate) {
@@ -89,25 +95,110 @@ final class RedlockNodes implements AutoCloseable {
     <T> List<Answer<T>> callAll(Function<UnifiedJedis, T> call, long deadlineNanos, boolean dropIfLate, int enough) {
         List<CompletableFuture<T>> calls = new ArrayList<>();
         for (int i = 0; i < this.masters.size(); i++) {
-            UnifiedJedis master = this.masters.get(i);
-            CompletableFuture<T> future = new CompletableFuture<>();
-            try {
-                this.executors.get(i).execute(() -> {
-                    if (dropIfLate && System.nanoTime() > deadlineNanos) {
-                        future.completeExceptionally(new TimeoutException("not sent: the caller gave up"));
-                        return;
-                    }
-                    try {
-                        future.complete(call.apply(master));
-                    } catch (RuntimeException e) {
-                        future.completeExceptionally(e);
-                    }
-                });
-            } catch (RejectedExecutionException busy) {
-                future.completeExceptionally(busy);
-            }
-            calls.add(future);
+            calls.add(submit(i, call, deadlineNanos, dropIfLate));
         }
+        return await(calls, deadlineNanos, enough);
+    }
+
+    /**
+     * Runs {@code script} on every master at once, each with its own arguments, and waits until
+     * {@code deadlineNanos} at most, or until {@code enough} masters answered. Masters that can be
+     * called on this thread ({@link DirectCalls}) are; the others through their pools, as {@link
+     * #callAll(Function, long, boolean, int)} calls them.
+     *
+     * @return one answer per master, in the masters' order
+     */
+    List<Answer<Object>> runAll(
+            LuaScript script,
+            List<String> keys,
+            IntFunction<List<String>> args,
+            long deadlineNanos,
+            boolean dropIfLate,
+            int enough) {
+        int count = this.masters.size();
+        DirectCalls.Sent[] sent = new DirectCalls.Sent[count];
+        // An interrupted thread calls through the pools: a read must not be cut short by the interrupt.
+        // (A platform thread's socket read ignores interrupts; a virtual thread never calls directly.)
+        boolean direct = !Thread.currentThread().isInterrupted();
+        for (int i = 0; i < count && direct; i++) {
+            sent[i] = this.direct.send(i, script, keys, args.apply(i));
+        }
+        List<Integer> pooled = new ArrayList<>();
+        List<CompletableFuture<Object>> pooledCalls = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            if (sent[i] == null) {
+                List<String> own = args.apply(i);
+                pooled.add(i);
+                pooledCalls.add(submit(i, master -> script.run(master, keys, own), deadlineNanos, dropIfLate));
+            }
+        }
+        List<Answer<Object>> answers = new ArrayList<>(java.util.Collections.nCopies(count, null));
+        int answered = 0;
+        for (int i = 0; i < count; i++) {
+            if (sent[i] != null) {
+                Answer<Object> answer = read(sent[i], deadlineNanos);
+                answered += answer.answered() ? 1 : 0;
+                answers.set(i, answer);
+            }
+        }
+        List<Answer<Object>> rest = await(pooledCalls, deadlineNanos, Math.max(0, enough - answered));
+        for (int j = 0; j < pooled.size(); j++) {
+            answers.set(pooled.get(j), rest.get(j));
+        }
+        return answers;
+    }
+
+    private static Answer<Object> read(DirectCalls.Sent sent, long deadlineNanos) {
+        CompletableFuture<Object> call = new CompletableFuture<>();
+        try {
+            Object value = sent.reply(deadlineNanos);
+            call.complete(value);
+            return new Answer<>(call, value, null);
+        } catch (RuntimeException e) {
+            Throwable failure = e instanceof JedisConnectionException && e.getCause() instanceof SocketTimeoutException
+                    ? new TimeoutException("no answer within the node timeout")
+                    : e;
+            call.completeExceptionally(failure);
+            return new Answer<>(call, null, failure);
+        }
+    }
+
+    /**
+     * Queues {@code call} on master {@code index}'s pool; a call that answers before the deadline
+     * makes the master fit for direct calls again.
+     */
+    private <T> CompletableFuture<T> submit(
+            int index, Function<UnifiedJedis, T> call, long deadlineNanos, boolean dropIfLate) {
+        UnifiedJedis master = this.masters.get(index);
+        CompletableFuture<T> future = new CompletableFuture<>();
+        try {
+            this.executors.get(index).execute(() -> {
+                if (dropIfLate && System.nanoTime() > deadlineNanos) {
+                    future.completeExceptionally(new TimeoutException("not sent: the caller gave up"));
+                    return;
+                }
+                try {
+                    T value = call.apply(master);
+                    if (System.nanoTime() - deadlineNanos <= 0) {
+                        this.direct.answered(index);
+                    }
+                    future.complete(value);
+                } catch (RuntimeException e) {
+                    future.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException busy) {
+            future.completeExceptionally(busy);
+        }
+        return future;
+    }
+
+    /**
+     * Waits for {@code calls} until the deadline, or until {@code enough} of them answered.
+     *
+     * @return one answer per call, in order
+     */
+    private static <T> List<Answer<T>> await(List<CompletableFuture<T>> calls, long deadlineNanos, int enough) {
         boolean interrupted = false;
         if (enough < calls.size()) {
             interrupted = awaitEnough(calls, deadlineNanos, enough);
@@ -189,8 +280,26 @@ final class RedlockNodes implements AutoCloseable {
         }
     }
 
+    /** Returns whether every master has a connection ready for calls on the caller's thread (for tests). */
+    boolean allReady() {
+        for (int i = 0; i < this.masters.size(); i++) {
+            if (this.direct.ready(i) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Returns how many calls were handed to the masters' pools so far (for tests). */
+    long pooledCalls() {
+        return this.executors.stream()
+                .mapToLong(ThreadPoolExecutor::getTaskCount)
+                .sum();
+    }
+
     @Override
     public void close() {
+        this.direct.close();
         this.executors.forEach(ThreadPoolExecutor::shutdownNow);
     }
 

@@ -35,18 +35,24 @@ import redis.clients.jedis.UnifiedJedis;
  * Extension (and the watchdog's renewal) must reach a majority within the validity. Release goes to
  * every master.
  *
- * <p>The fencing token is the highest counter value among the masters that granted the lock, and
- * before the lease is handed out it is written back to the masters (a majority must confirm), so
- * that the counters of any later majority, which shares a master with that one, continue above
- * it: tokens strictly increase across changing majorities, even when one master's clock runs
- * ahead and that master then answers too late or not at all, <em>as long as no master loses its
- * counter</em> (a restart without persistence brings it back only from its own clock). It does not
- * make Redlock a consensus protocol; see the README.
+ * <p>The fencing token is proposed by the client (its clock in microseconds) and every master of
+ * a round is offered the same one; a master grants only with it, and only if it is above the
+ * master's counter for the name (with no counter: not more than 1 s below the master's clock). So
+ * the token is on every master that granted it, and any later majority, which shares a master with
+ * that one, must be offered a higher one: tokens strictly increase across changing majorities,
+ * whatever the clients' and the masters' clocks say, <em>as long as no master loses its
+ * counter</em> (a restart without persistence, eviction). A client whose clock is behind the
+ * counters is told the least token each master would take and offers that in a second round; one
+ * acquire is so one round trip to the masters in the usual case, two after a client with a faster
+ * clock. It does not make Redlock a consensus protocol; see the README.
  *
- * <p>Every call to a master runs on that master's own small bounded pool and is waited for at
- * most the node timeout, so a stalled master never multiplies threads nor blocks a release. When
- * unreachable or failing masters, not other owners, keep an acquire from a majority, it ends in a
- * {@link dev.turnstile.redis.RedisUnavailableException} naming them.
+ * <p>A master whose {@code JedisPooled} holds an idle connection is called on the caller's thread:
+ * the call is written to every such master first, then the replies are read, each within the node
+ * timeout. Any other master, and one whose last such call did not answer in time, is called on its
+ * own small bounded pool until it answers again, so a stalled master never multiplies threads nor
+ * holds a call up beyond the node timeout. When unreachable or failing masters, not other owners,
+ * keep an acquire from a majority, it ends in a {@link dev.turnstile.redis.RedisUnavailableException}
+ * naming them.
  *
  * <p>Thread-safe; one instance per set of masters. {@link #close()} stops the watchdog and the
  * masters' pools, not the clients.

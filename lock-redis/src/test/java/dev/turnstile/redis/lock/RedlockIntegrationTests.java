@@ -115,17 +115,20 @@ class RedlockIntegrationTests {
     }
 
     @Test
-    void aCounterAheadOfAMastersClockIsKeptUntilThatClockHasPassedIt() {
-        // Master 0's counter holds a token a minute ahead of the clocks (as one taken from a master
-        // whose clock runs a minute fast would be): every master keeps the written-back token for
-        // the lease plus the retention after its own clock reaches it, not just lease + retention.
+    void aCounterAheadOfTheClocksTakesASecondRoundAndIsKeptUntilEachMastersClockHasPassedIt() {
+        // A majority's counters hold a token a minute ahead of the clocks, as a client whose clock
+        // runs a minute fast leaves them: this client's first proposal (its clock) is too low there.
+        // It must get a token above it all the same, and every master keeps that token for the lease
+        // plus the retention after its own clock reaches it, not just lease + retention.
         List<String> time;
         try (redis.clients.jedis.Jedis jedis =
                 new redis.clients.jedis.Jedis(masters.get(0).hostAndPort())) {
             time = jedis.time();
         }
         long aheadMicros = Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1)) + 60_000_000L;
-        this.clients.get(0).set("turnstile:fence:{skewed}", Long.toString(aheadMicros));
+        for (int i = 0; i < 3; i++) {
+            this.clients.get(i).set("turnstile:fence:{skewed}", Long.toString(aheadMicros));
+        }
         try (Redlock redlock = Redlock.builder(this.clients)
                 .nodeTimeout(Duration.ofMillis(200))
                 .fenceRetention(Duration.ofSeconds(1))
@@ -133,10 +136,33 @@ class RedlockIntegrationTests {
             Lease lease = redlock.lock("skewed").acquire(Duration.ofSeconds(1), Duration.ofSeconds(1));
             assertThat(lease.fencingToken()).isGreaterThan(aheadMicros);
             lease.release();
-            // The write-back waits for a majority; the others follow.
             assertThat(this.clients.stream().filter(client -> client.pttl("turnstile:fence:{skewed}") > 55_000L))
                     .as("masters that keep the token for lease + retention after their clock passes it")
                     .hasSizeGreaterThanOrEqualTo(3);
+        }
+    }
+
+    @Test
+    void aCounterAheadOnAMinorityAloneDoesNotHoldTheMajorityBack() {
+        // A counter a minute ahead on one master (a grant that never reached a majority, so a token
+        // nobody was handed): the other four take this client's proposal in one round.
+        long ahead;
+        try (redis.clients.jedis.Jedis connection = masters.get(0).connect()) {
+            ahead = Long.parseLong(connection.time().get(0)) * 1_000_000L + 60_000_000L;
+        }
+        this.clients.get(0).set("turnstile:fence:{minority}", Long.toString(ahead));
+        try (Redlock redlock = redlock(Duration.ofMillis(200))) {
+            long first;
+            try (Lease lease = redlock.lock("minority").acquire(Duration.ZERO, Duration.ofSeconds(5))) {
+                first = lease.fencingToken();
+                assertThat(first).isLessThan(ahead);
+                assertThat(keysOnLiveMasters("minority"))
+                        .as("granted by the four others")
+                        .isEqualTo(4);
+            }
+            try (Lease lease = redlock.lock("minority").acquire(Duration.ZERO, Duration.ofSeconds(5))) {
+                assertThat(lease.fencingToken()).isGreaterThan(first);
+            }
         }
     }
 
@@ -178,12 +204,14 @@ class RedlockIntegrationTests {
     @Test
     void fencingTokensKeepIncreasingWhenTheGrantingMajorityChanges() {
         List<JedisPooled> three = this.clients.subList(0, 3);
-        // Master 0's counter runs 5 s ahead (as its clock would): its grants carry the highest token.
+        // Masters 0 and 1 hold a token 5 s ahead (as a client with a fast clock leaves a majority):
+        // the first grant takes a token above it, on all three.
         long ahead;
         try (redis.clients.jedis.Jedis connection = masters.get(0).connect()) {
             ahead = Long.parseLong(connection.time().get(0)) * 1_000_000L + 5_000_000L;
         }
         three.get(0).set("turnstile:fence:{fenced}", Long.toString(ahead));
+        three.get(1).set("turnstile:fence:{fenced}", Long.toString(ahead));
         try (Redlock redlock = Redlock.builder(three)
                 .nodeTimeout(Duration.ofMillis(100))
                 .attempts(1)
@@ -262,6 +290,48 @@ class RedlockIntegrationTests {
             assertThat(redlockThreads)
                     .as("80 acquires and releases with one master stalled: at most 4 threads per master")
                     .isLessThanOrEqualTo(5 * 4);
+        }
+    }
+
+    @Test
+    void aMasterStalledWhileItsConnectionsAreIdleHoldsUpNoCallBeyondItsNodeTimeout() throws Exception {
+        try (Redlock redlock = redlock(Duration.ofMillis(50))) {
+            // Every master's pool holds idle connections: calls are made on the caller's thread.
+            for (int i = 0; i < 20; i++) {
+                redlock.lock("warm")
+                        .acquire(Duration.ofSeconds(1), Duration.ofSeconds(10))
+                        .release();
+            }
+            masters.get(4).pause();
+            try {
+                List<Long> millis = new ArrayList<>();
+                // 10 rounds, about a second: less than the clients' 2 s socket timeout, so every call
+                // queued for the stalled master is still sent when it answers again.
+                for (int i = 0; i < 10; i++) {
+                    long start = System.nanoTime();
+                    Lease lease = redlock.lock("stalled-" + i).acquire(Duration.ofSeconds(2), Duration.ofSeconds(10));
+                    assertTimeoutPreemptively(Duration.ofSeconds(2), lease::release);
+                    millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                }
+                // Acquire and release each wait for the stalled master at most its node timeout
+                // (50 ms), never its client's 2 s socket timeout, on an idle connection or a new one.
+                assertThat(millis)
+                        .as("acquire + release with one master stalled, ms")
+                        .allMatch(ms -> ms < 1_000);
+            } finally {
+                masters.get(4).resume();
+            }
+            // Once it answers again, whatever it granted late is freed there, owner-checked.
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                for (int i = 0; i < 10; i++) {
+                    assertThat(keysOnLiveMasters("stalled-" + i))
+                            .as("stalled-" + i)
+                            .isZero();
+                }
+            });
+            Lease lease = redlock.lock("after").acquire(Duration.ofSeconds(2), Duration.ofSeconds(10));
+            assertThat(keysOnLiveMasters("after")).isEqualTo(5);
+            lease.release();
         }
     }
 
@@ -428,7 +498,7 @@ class RedlockIntegrationTests {
                 .build()) {
             // One master never answers: the acquire waits out its 80 ms node timeout of a 150 ms lease.
             Optional<Lease> lease = redlock.lock("late").tryAcquire(Duration.ZERO, Duration.ofMillis(150));
-            // The fencing write-back needs only a majority: it does not wait for the frozen master again.
+            // One round: the token is on the granting majority, so nothing waits for the frozen master again.
             assertThat(lease).as("granted within the validity").isPresent();
             assertThat(lease.get().isHeld()).as("returned already expired").isTrue();
             lease.get().close();

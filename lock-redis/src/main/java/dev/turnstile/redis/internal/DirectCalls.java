@@ -1,0 +1,303 @@
+package dev.turnstile.redis.internal;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+import org.jspecify.annotations.Nullable;
+import redis.clients.jedis.CommandObject;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.util.Pool;
+
+/**
+ * Script calls to the Redlock masters made on the caller's thread: the call is written to a ready
+ * connection of each master and flushed at once, then every reply is read, each read bounded by the
+ * caller's deadline. A round to all the masters so costs about one round trip, with no thread
+ * hand-off.
+ *
+ * <p>The caller never connects, borrows or waits for a connection: each master keeps a few
+ * connections taken from its {@link JedisPooled}'s pool (at most 4, and at most half the pool), and
+ * they are taken from the pool only on that master's own pool of threads, when a call found none
+ * ready. A master is called this way only while it has one ready and its last direct call answered
+ * in time; one that did not is <em>suspect</em>, its ready connections go back to the pool, and its
+ * calls go through its pool of threads until one of them answers within the deadline again. So a
+ * stalled master costs one direct call its node timeout, and never holds the caller up longer.
+ * Virtual threads (an interrupt closes their socket) and clients that are not a {@code JedisPooled}
+ * are always called through the pools. Thread-safe.
+ *
+ * <p>A call that did not answer in time may still run on its master later: its connection is
+ * dropped, and whatever is sent to that master after it (a release, on another connection) reaches
+ * the server after the dropped connection's bytes, which it reads first.
+ */
+final class DirectCalls implements AutoCloseable {
+
+    private static final CommandObjects COMMANDS = new CommandObjects();
+    /** A ready connection unused for this long goes back to the pool instead: the server may have dropped it. */
+    private static final long MAX_IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** {@code Thread.isVirtual()} on Java 21+, else null. */
+    private static final @Nullable MethodHandle IS_VIRTUAL = isVirtualHandle();
+
+    private final Master[] masters;
+    private volatile boolean closed;
+
+    /** @param executors each master's pool of threads, by index: where its connections are taken from its pool */
+    DirectCalls(List<UnifiedJedis> masters, IntFunction<Executor> executors) {
+        this.masters = new Master[masters.size()];
+        for (int i = 0; i < masters.size(); i++) {
+            Pool<Connection> pool = masters.get(i) instanceof JedisPooled pooled ? pooled.getPool() : null;
+            this.masters[i] = new Master(pool, executors.apply(i));
+        }
+    }
+
+    /**
+     * Writes {@code script} to a ready connection of master {@code index} and flushes it.
+     *
+     * @return the call in flight, or null when the master must be called through its pool of
+     *     threads instead (not pooled, no connection ready, suspect, a virtual thread, or the write
+     *     failed before anything was sent)
+     */
+    @Nullable
+    Sent send(int index, LuaScript script, List<String> keys, List<String> args) {
+        Master master = this.masters[index];
+        if (master.capacity == 0 || master.suspect || this.closed || onVirtualThread()) {
+            return null;
+        }
+        Connection connection = master.take();
+        if (connection == null) {
+            master.refill();
+            return null;
+        }
+        CommandObject<Object> call = COMMANDS.evalsha(script.sha(), keys, args);
+        try {
+            connection.sendCommand(call.getArguments());
+            connection.getMany(0); // flushes; reads nothing
+        } catch (RuntimeException e) {
+            master.drop(connection);
+            master.suspect();
+            return null;
+        }
+        return new Sent(master, connection, call, script, keys, args);
+    }
+
+    /** Marks master {@code index} fit for direct calls again: a call through its pool answered in time. */
+    void answered(int index) {
+        this.masters[index].suspect = false;
+    }
+
+    /** Returns how many connections master {@code index} has ready now (for tests). */
+    int ready(int index) {
+        return this.masters[index].ready.size();
+    }
+
+    /** Gives every ready connection back to its pool; a connection in use goes back when its call ends. */
+    @Override
+    public void close() {
+        this.closed = true;
+        for (Master master : this.masters) {
+            master.drainReady();
+        }
+    }
+
+    private static boolean onVirtualThread() {
+        try {
+            return IS_VIRTUAL != null && (boolean) IS_VIRTUAL.invokeExact(Thread.currentThread());
+        } catch (Throwable e) {
+            return true;
+        }
+    }
+
+    private static @Nullable MethodHandle isVirtualHandle() {
+        try {
+            return MethodHandles.publicLookup()
+                    .findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
+        } catch (ReflectiveOperationException before21) {
+            return null;
+        }
+    }
+
+    /** One master's ready connections. */
+    private final class Master {
+
+        private final @Nullable Pool<Connection> pool;
+        private final Executor executor;
+        /** How many connections this master may hold: at most 4, at most half its pool. */
+        private final int capacity;
+
+        private final ConcurrentLinkedDeque<Ready> ready = new ConcurrentLinkedDeque<>();
+        private final AtomicInteger held = new AtomicInteger();
+        private final AtomicBoolean refilling = new AtomicBoolean();
+        private volatile boolean suspect;
+
+        Master(@Nullable Pool<Connection> pool, Executor executor) {
+            this.pool = pool;
+            this.executor = executor;
+            this.capacity = pool == null ? 0 : Math.max(0, Math.min(4, pool.getMaxTotal() / 2));
+        }
+
+        /** A ready connection not idle for too long, or null. */
+        @Nullable
+        Connection take() {
+            for (Ready next = this.ready.pollFirst(); next != null; next = this.ready.pollFirst()) {
+                if (System.nanoTime() - next.sinceNanos() <= MAX_IDLE_NANOS) {
+                    return next.connection();
+                }
+                giveBack(next.connection());
+            }
+            return null;
+        }
+
+        /** Keeps {@code connection} ready for the next call (or gives it back once closed or suspect). */
+        void keep(Connection connection) {
+            if (DirectCalls.this.closed || this.suspect) {
+                giveBack(connection);
+                return;
+            }
+            this.ready.offerFirst(new Ready(connection, System.nanoTime()));
+        }
+
+        /** Takes one more connection from the pool, on this master's threads, unless enough are held. */
+        void refill() {
+            if (this.held.get() >= this.capacity || !this.refilling.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                this.executor.execute(() -> {
+                    try {
+                        if (!DirectCalls.this.closed && !this.suspect && this.held.get() < this.capacity) {
+                            Connection connection =
+                                    java.util.Objects.requireNonNull(this.pool).getResource();
+                            this.held.incrementAndGet();
+                            keep(connection);
+                        }
+                    } catch (RuntimeException unreachable) {
+                        // the next call finds none ready and tries again
+                    } finally {
+                        this.refilling.set(false);
+                    }
+                });
+            } catch (RejectedExecutionException busyOrClosed) {
+                this.refilling.set(false);
+            }
+        }
+
+        void suspect() {
+            this.suspect = true;
+            drainReady();
+        }
+
+        void drainReady() {
+            for (Connection connection = take(); connection != null; connection = take()) {
+                giveBack(connection);
+            }
+        }
+
+        /** Back to the pool, which keeps it or, if broken, destroys it. */
+        void giveBack(Connection connection) {
+            this.held.decrementAndGet();
+            try {
+                connection.close();
+            } catch (RuntimeException ignored) {
+                // the pool is closed: nothing to give back to
+            }
+        }
+
+        void drop(Connection connection) {
+            connection.setBroken();
+            giveBack(connection);
+        }
+    }
+
+    /** A connection ready for a call, and since when. */
+    private record Ready(Connection connection, long sinceNanos) {}
+
+    /** A script call written to a master's connection, its reply not read yet. */
+    final class Sent {
+
+        private final Master master;
+        private final Connection connection;
+        private CommandObject<Object> call;
+        private final LuaScript script;
+        private final List<String> keys;
+        private final List<String> args;
+
+        private Sent(
+                Master master,
+                Connection connection,
+                CommandObject<Object> call,
+                LuaScript script,
+                List<String> keys,
+                List<String> args) {
+            this.master = master;
+            this.connection = connection;
+            this.call = call;
+            this.script = script;
+            this.keys = keys;
+            this.args = args;
+        }
+
+        /**
+         * Reads the reply, waiting until {@code deadlineNanos} at most (at least 1 ms, so a reply
+         * already there is read). A server that does not know the script gets it in full on the
+         * same connection, as {@link LuaScript#run} does.
+         *
+         * @throws JedisConnectionException when no reply came in time or the connection failed:
+         *     the connection is dropped and the master is suspect (an error reply passes through and
+         *     keeps the connection)
+         */
+        Object reply(long deadlineNanos) {
+            int configured = this.connection.getSoTimeout();
+            Object reply;
+            try {
+                try {
+                    reply = read(deadlineNanos);
+                } catch (JedisNoScriptException notCached) {
+                    this.call = COMMANDS.eval(this.script.source(), this.keys, this.args);
+                    this.connection.sendCommand(this.call.getArguments());
+                    reply = read(deadlineNanos);
+                }
+            } catch (JedisConnectionException e) {
+                this.master.drop(this.connection);
+                this.master.suspect();
+                throw e;
+            } catch (RuntimeException dataError) {
+                restore(configured);
+                throw dataError;
+            }
+            restore(configured);
+            return reply;
+        }
+
+        /** Gives the connection back to the master's ready ones with its own timeout, else drops it. */
+        private void restore(int configuredTimeout) {
+            if (this.connection.isBroken()) {
+                this.master.drop(this.connection);
+                return;
+            }
+            try {
+                this.connection.setSoTimeout(configuredTimeout);
+            } catch (RuntimeException e) {
+                this.master.drop(this.connection);
+                return;
+            }
+            this.master.keep(this.connection);
+        }
+
+        private Object read(long deadlineNanos) {
+            long left = deadlineNanos - System.nanoTime();
+            this.connection.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+            return this.call.getBuilder().build(this.connection.getOne());
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.turnstile.redis.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.test.redis.RedisServer;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
+
+/** Calls to three real masters: on the caller's thread while they answer, through their pools when not. */
+class RedlockNodesIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final LuaScript ECHO = LuaScript.of("return ARGV[1]");
+    private static final List<RedisServer> masters = new ArrayList<>();
+
+    private final List<JedisPooled> clients = new ArrayList<>();
+    private RedlockNodes nodes;
+
+    @BeforeEach
+    void startMasters() {
+        if (masters.isEmpty()) {
+            masters.add(redis.server());
+            masters.add(redis.startServer(builder -> builder));
+            masters.add(redis.startServer(builder -> builder));
+        }
+        for (RedisServer master : masters) {
+            master.resume();
+            this.clients.add(master.newClient(Duration.ofSeconds(2)));
+        }
+        this.nodes = new RedlockNodes(List.<UnifiedJedis>copyOf(this.clients), List.of("a", "b", "c"));
+    }
+
+    @AfterEach
+    void close() {
+        this.nodes.close();
+        this.clients.forEach(JedisPooled::close);
+    }
+
+    private List<RedlockNodes.Answer<Object>> echo(int index, long timeoutMillis) {
+        return this.nodes.runAll(
+                ECHO,
+                List.of(),
+                master -> List.of("call " + index + " to " + master),
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis),
+                true,
+                3);
+    }
+
+    /** A first round goes through the pools, whose threads then take a connection per master. */
+    private void warmUp() {
+        assertThat(echo(0, 1_000)).allMatch(RedlockNodes.Answer::answered);
+        await().atMost(Duration.ofSeconds(5)).until(this.nodes::allReady);
+    }
+
+    @Test
+    void answeringMastersAreCalledOnTheCallersThreadOnceTheyHaveAConnectionReady() {
+        warmUp();
+        long pooled = this.nodes.pooledCalls();
+        for (int i = 1; i <= 50; i++) {
+            List<RedlockNodes.Answer<Object>> answers = echo(i, 1_000);
+            for (int master = 0; master < 3; master++) {
+                assertThat(answers.get(master).value()).isEqualTo("call " + i + " to " + master);
+            }
+        }
+        assertThat(this.nodes.pooledCalls()).as("calls handed to a pool thread").isEqualTo(pooled);
+    }
+
+    @Test
+    void aMasterThatForgotTheScriptGetsItInFullOnTheSameCall() {
+        warmUp();
+        masters.get(1).client().scriptFlush();
+        long pooled = this.nodes.pooledCalls();
+        List<RedlockNodes.Answer<Object>> answers = echo(1, 1_000);
+        assertThat(answers.get(1).value()).isEqualTo("call 1 to 1");
+        assertThat(this.nodes.pooledCalls()).isEqualTo(pooled);
+    }
+
+    @Test
+    void aStalledMasterTimesOutOnceAtTheDeadlineThenGoesThroughItsPoolUntilItAnswers() {
+        warmUp();
+        masters.get(2).pause();
+        try {
+            long start = System.nanoTime();
+            List<RedlockNodes.Answer<Object>> first = echo(1, 50);
+            long firstMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(first.get(0).answered()).isTrue();
+            assertThat(first.get(2).answered()).isFalse();
+            assertThat(first.get(2).failure()).hasMessage("no answer within the node timeout");
+            assertThat(firstMillis)
+                    .as("bounded by the 50 ms deadline, not the 2 s socket timeout")
+                    .isLessThan(1_000);
+            long pooled = this.nodes.pooledCalls();
+            List<RedlockNodes.Answer<Object>> second = echo(2, 50);
+            assertThat(second.get(2).answered()).isFalse();
+            assertThat(this.nodes.pooledCalls() - pooled)
+                    .as("the stalled master's call went through its pool")
+                    .isEqualTo(1);
+        } finally {
+            masters.get(2).resume();
+        }
+        // A pooled call that answers in time makes the master fit for direct calls again.
+        assertThat(echo(3, 1_000).get(2).answered()).isTrue();
+        // The next call finds no connection ready on it (they went back to the pool) and has one taken.
+        await().atMost(Duration.ofSeconds(5)).until(() -> echo(3, 1_000).get(2).answered() && this.nodes.allReady());
+        long pooled = this.nodes.pooledCalls();
+        assertThat(echo(4, 1_000)).allMatch(RedlockNodes.Answer::answered);
+        assertThat(this.nodes.pooledCalls()).isEqualTo(pooled);
+    }
+}
