@@ -226,6 +226,12 @@ public final class BenchmarkMain {
                     t -> Contenders.raw(this.redis, "raw:k" + t, true)));
             all.add(new Scenario(
                     eightKeys,
+                    "raw fenced SET NX PX + INCR, checked release",
+                    8,
+                    false,
+                    t -> Contenders.rawFenced(this.redis, "raw:fenced-k" + t)));
+            all.add(new Scenario(
+                    eightKeys,
                     "Turnstile RedisLock",
                     8,
                     false,

@@ -1,0 +1,174 @@
+package dev.turnstile.benchmarks;
+
+import dev.turnstile.benchmarks.Scenario.Contender;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.RedisServer;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * Where one uncontended acquire + release spends its time, per Redis command, for the raw fenced
+ * floor and for Turnstile's lock side by side on one server: calls per cycle and the server's
+ * microseconds per call from {@code INFO commandstats} (a script's own line includes the commands
+ * it runs), the server's main-thread CPU and this process's CPU per cycle. Trials interleave; the
+ * last trial of each is reported. Writes {@code docs/benchmarks/cycle-cost.md}.
+ */
+public final class CycleCost {
+
+    private static final Duration RUN = Duration.ofSeconds(3);
+    private static final int TRIALS = 3;
+
+    private CycleCost() {}
+
+    /** One trial's numbers: cycles, elapsed ns, process CPU ns, server CPU s, per-command stats. */
+    private record Trial(
+            long cycles, long nanos, long clientCpuNanos, double serverCpuSeconds, Map<String, double[]> commands) {}
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        try (RedisServer server = RedisServer.start();
+                JedisPooled client = server.newClient(Duration.ofSeconds(2));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            Map<String, Contender> contenders = new LinkedHashMap<>();
+            contenders.put("raw fenced", Contenders.rawFenced(client, "cost:fenced"));
+            contenders.put(
+                    "Turnstile", Contenders.turnstile(turnstile, "cost", Duration.ofSeconds(Contenders.LEASE_SECONDS)));
+            Map<String, Trial> last = new LinkedHashMap<>();
+            for (Contender contender : contenders.values()) {
+                run(server, contender, Duration.ofSeconds(1));
+            }
+            for (int trial = 0; trial < TRIALS; trial++) {
+                for (Map.Entry<String, Contender> entry : contenders.entrySet()) {
+                    last.put(entry.getKey(), run(server, entry.getValue(), RUN));
+                }
+            }
+            String table = table(last);
+            System.out.println(table);
+            Path out = Path.of(args.length > 0 ? args[0] : "docs/benchmarks");
+            Files.createDirectories(out);
+            Files.writeString(out.resolve("cycle-cost.md"), table);
+        }
+    }
+
+    private static Trial run(RedisServer server, Contender contender, Duration duration) throws Exception {
+        server.resetStats();
+        long cpuBefore = processCpuNanos();
+        double serverBefore = server.mainThreadCpuSeconds();
+        long cycles = 0;
+        long start = System.nanoTime();
+        long end = start + duration.toNanos();
+        while (System.nanoTime() < end) {
+            contender.release(contender.acquire());
+            cycles++;
+        }
+        long nanos = System.nanoTime() - start;
+        long cpu = processCpuNanos() - cpuBefore;
+        double serverCpu = server.mainThreadCpuSeconds() - serverBefore;
+        return new Trial(cycles, nanos, cpu, serverCpu, commandStats(server));
+    }
+
+    /** {@code INFO commandstats}: per command, {calls, usec}; the harness's own INFO and CONFIG left out. */
+    private static Map<String, double[]> commandStats(RedisServer server) {
+        Map<String, double[]> stats = new LinkedHashMap<>();
+        try (Jedis jedis = server.connect()) {
+            for (String line : jedis.info("commandstats").split("\r?\n")) {
+                if (!line.startsWith("cmdstat_")) {
+                    continue;
+                }
+                String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+                if (command.startsWith("info") || command.startsWith("config")) {
+                    continue;
+                }
+                double calls = field(line, "calls=");
+                double usec = field(line, "usec=");
+                stats.put(command, new double[] {calls, usec});
+            }
+        }
+        return stats;
+    }
+
+    private static double field(String line, String name) {
+        int from = line.indexOf(name) + name.length();
+        int to = line.indexOf(',', from);
+        return Double.parseDouble(line.substring(from, to < 0 ? line.length() : to));
+    }
+
+    private static String table(Map<String, Trial> trials) {
+        List<String> names = new ArrayList<>(trials.keySet());
+        StringBuilder out = new StringBuilder();
+        out.append("Uncontended acquire + release on one thread, one server, ")
+                .append(RUN.toSeconds())
+                .append(" s trials interleaved (the last of ")
+                .append(TRIALS)
+                .append(" shown), ")
+                .append(Runtime.getRuntime().availableProcessors())
+                .append(" cores. Per command: calls per cycle, server µs per call (a script's line includes")
+                .append(" the commands it runs inside).\n\n| command |");
+        names.forEach(name -> out.append(' ').append(name).append(" calls | µs/call | µs/cycle |"));
+        out.append("\n|---|");
+        names.forEach(name -> out.append("---:|---:|---:|"));
+        out.append('\n');
+        TreeSet<String> commands = new TreeSet<>();
+        trials.values().forEach(trial -> commands.addAll(trial.commands().keySet()));
+        for (String command : commands) {
+            out.append("| ").append(command).append(" |");
+            for (String name : names) {
+                Trial trial = trials.get(name);
+                double[] stat = trial.commands().get(command);
+                if (stat == null) {
+                    out.append(" – | – | – |");
+                } else {
+                    out.append(String.format(
+                            Locale.ROOT,
+                            " %.2f | %.2f | %.2f |",
+                            stat[0] / trial.cycles(),
+                            stat[1] / stat[0],
+                            stat[1] / trial.cycles()));
+                }
+            }
+            out.append('\n');
+        }
+        out.append("\n| per cycle |");
+        names.forEach(name -> out.append(' ').append(name).append(" |"));
+        out.append("\n|---|");
+        names.forEach(name -> out.append("---:|"));
+        appendRow(out, "cycles / s", names, trials, trial -> trial.cycles() / (trial.nanos() / 1e9));
+        appendRow(out, "µs per cycle", names, trials, trial -> trial.nanos() / 1e3 / trial.cycles());
+        appendRow(
+                out,
+                "server main-thread CPU µs",
+                names,
+                trials,
+                trial -> trial.serverCpuSeconds() * 1e6 / trial.cycles());
+        appendRow(out, "client process CPU µs", names, trials, trial -> trial.clientCpuNanos() / 1e3 / trial.cycles());
+        out.append('\n');
+        return out.toString();
+    }
+
+    private static void appendRow(
+            StringBuilder out,
+            String label,
+            List<String> names,
+            Map<String, Trial> trials,
+            java.util.function.ToDoubleFunction<Trial> value) {
+        out.append("\n| ").append(label).append(" |");
+        for (String name : names) {
+            out.append(String.format(Locale.ROOT, " %,.1f |", value.applyAsDouble(trials.get(name))));
+        }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+}
