@@ -20,13 +20,13 @@ import redis.clients.jedis.JedisPooled;
  * Where one uncontended acquire + release spends its time, per Redis command, for the raw fenced
  * floor and for Turnstile's lock side by side on one server: calls per cycle and the server's
  * microseconds per call from {@code INFO commandstats} (a script's own line includes the commands
- * it runs), the server's main-thread CPU and this process's CPU per cycle. Trials interleave; the
- * last trial of each is reported. Writes {@code docs/benchmarks/cycle-cost.md}.
+ * it runs), the server's main-thread CPU and this process's CPU per cycle. Trials interleave; each
+ * contender's trial of median throughput is reported. Writes {@code docs/benchmarks/cycle-cost.md}.
  */
 public final class CycleCost {
 
-    private static final Duration RUN = Duration.ofSeconds(3);
-    private static final int TRIALS = 3;
+    private static final Duration RUN = Duration.ofSeconds(2);
+    private static final int TRIALS = 5;
 
     private CycleCost() {}
 
@@ -43,16 +43,23 @@ public final class CycleCost {
             contenders.put("raw fenced", Contenders.rawFenced(client, "cost:fenced"));
             contenders.put(
                     "Turnstile", Contenders.turnstile(turnstile, "cost", Duration.ofSeconds(Contenders.LEASE_SECONDS)));
-            Map<String, Trial> last = new LinkedHashMap<>();
+            Map<String, List<Trial>> trials = new LinkedHashMap<>();
             for (Contender contender : contenders.values()) {
                 run(server, contender, Duration.ofSeconds(1));
             }
             for (int trial = 0; trial < TRIALS; trial++) {
                 for (Map.Entry<String, Contender> entry : contenders.entrySet()) {
-                    last.put(entry.getKey(), run(server, entry.getValue(), RUN));
+                    trials.computeIfAbsent(entry.getKey(), name -> new ArrayList<>())
+                            .add(run(server, entry.getValue(), RUN));
                 }
             }
-            String table = table(last);
+            Map<String, Trial> median = new LinkedHashMap<>();
+            trials.forEach((name, each) -> {
+                List<Trial> sorted = new ArrayList<>(each);
+                sorted.sort(java.util.Comparator.comparingDouble(trial -> trial.cycles() / (double) trial.nanos()));
+                median.put(name, sorted.get(sorted.size() / 2));
+            });
+            String table = table(median);
             System.out.println(table);
             Path out = Path.of(args.length > 0 ? args[0] : "docs/benchmarks");
             Files.createDirectories(out);
@@ -108,9 +115,9 @@ public final class CycleCost {
         StringBuilder out = new StringBuilder();
         out.append("Uncontended acquire + release on one thread, one server, ")
                 .append(RUN.toSeconds())
-                .append(" s trials interleaved (the last of ")
+                .append(" s trials interleaved, each contender's median of ")
                 .append(TRIALS)
-                .append(" shown), ")
+                .append(" (by throughput) shown, ")
                 .append(Runtime.getRuntime().availableProcessors())
                 .append(" cores. Per command: calls per cycle, server µs per call (a script's line includes")
                 .append(" the commands it runs inside).\n\n| command |");
