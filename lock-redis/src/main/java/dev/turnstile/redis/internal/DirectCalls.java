@@ -18,6 +18,7 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.util.Pool;
 
@@ -56,8 +57,7 @@ final class DirectCalls implements AutoCloseable {
     DirectCalls(List<UnifiedJedis> masters, IntFunction<Executor> executors) {
         this.masters = new Master[masters.size()];
         for (int i = 0; i < masters.size(); i++) {
-            Pool<Connection> pool = masters.get(i) instanceof JedisPooled pooled ? pooled.getPool() : null;
-            this.masters[i] = new Master(pool, executors.apply(i));
+            this.masters[i] = new Master(poolOf(masters.get(i)), executors.apply(i));
         }
     }
 
@@ -110,6 +110,18 @@ final class DirectCalls implements AutoCloseable {
         }
     }
 
+    /** The client's pool, or null when it has none (not a {@code JedisPooled}, or one on another provider). */
+    private static @Nullable Pool<Connection> poolOf(UnifiedJedis client) {
+        if (!(client instanceof JedisPooled pooled)) {
+            return null;
+        }
+        try {
+            return pooled.getPool();
+        } catch (RuntimeException notPooled) {
+            return null;
+        }
+    }
+
     private static boolean onVirtualThread() {
         try {
             return IS_VIRTUAL != null && (boolean) IS_VIRTUAL.invokeExact(Thread.currentThread());
@@ -146,11 +158,18 @@ final class DirectCalls implements AutoCloseable {
             this.capacity = pool == null ? 0 : Math.max(0, Math.min(4, pool.getMaxTotal() / 2));
         }
 
-        /** A ready connection not idle for too long, or null. */
+        /**
+         * A ready connection not idle for too long, or null. The least recently used one goes back to
+         * the pool once it has been idle too long, so connections a burst took do not stay held.
+         */
         @Nullable
         Connection take() {
+            Ready oldest = this.ready.peekLast();
+            if (oldest != null && stale(oldest) && this.ready.removeLastOccurrence(oldest)) {
+                giveBack(oldest.connection());
+            }
             for (Ready next = this.ready.pollFirst(); next != null; next = this.ready.pollFirst()) {
-                if (System.nanoTime() - next.sinceNanos() <= MAX_IDLE_NANOS) {
+                if (!stale(next)) {
                     return next.connection();
                 }
                 giveBack(next.connection());
@@ -158,13 +177,18 @@ final class DirectCalls implements AutoCloseable {
             return null;
         }
 
+        private boolean stale(Ready entry) {
+            return System.nanoTime() - entry.sinceNanos() > MAX_IDLE_NANOS;
+        }
+
         /** Keeps {@code connection} ready for the next call (or gives it back once closed or suspect). */
         void keep(Connection connection) {
-            if (DirectCalls.this.closed || this.suspect) {
+            Ready entry = new Ready(connection, System.nanoTime());
+            this.ready.offerFirst(entry);
+            // Closed or suspect meanwhile: whoever drained may have missed it, so take it out again.
+            if ((DirectCalls.this.closed || this.suspect) && this.ready.removeFirstOccurrence(entry)) {
                 giveBack(connection);
-                return;
             }
-            this.ready.offerFirst(new Ready(connection, System.nanoTime()));
         }
 
         /** Takes one more connection from the pool, on this master's threads, unless enough are held. */
@@ -203,19 +227,31 @@ final class DirectCalls implements AutoCloseable {
             }
         }
 
-        /** Back to the pool, which keeps it or, if broken, destroys it. */
+        /**
+         * Back to the pool, which keeps it or, if broken, destroys it, on this master's threads: the
+         * pool may talk to the server meanwhile (a test on return, a new connection for a waiting
+         * borrower), which must not hold up the caller.
+         */
         void giveBack(Connection connection) {
             this.held.decrementAndGet();
             try {
-                connection.close();
-            } catch (RuntimeException ignored) {
-                // the pool is closed: nothing to give back to
+                this.executor.execute(() -> closeQuietly(connection));
+            } catch (RejectedExecutionException busyOrClosed) {
+                closeQuietly(connection);
             }
         }
 
         void drop(Connection connection) {
             connection.setBroken();
             giveBack(connection);
+        }
+
+        private static void closeQuietly(Connection connection) {
+            try {
+                connection.close();
+            } catch (RuntimeException ignored) {
+                // the pool is closed: nothing to give back to
+            }
         }
     }
 
@@ -267,16 +303,25 @@ final class DirectCalls implements AutoCloseable {
                     this.connection.sendCommand(this.call.getArguments());
                     reply = read(deadlineNanos);
                 }
-            } catch (JedisConnectionException e) {
-                this.master.drop(this.connection);
-                this.master.suspect();
-                throw e;
-            } catch (RuntimeException dataError) {
+            } catch (JedisDataException errorReply) {
+                // An error reply, read in full (a refused command, a script error): the connection is fine.
                 restore(configured);
-                throw dataError;
+                throw errorReply;
+            } catch (RuntimeException e) {
+                // No reply in time, a failed connection, or anything else: what it still holds is unknown.
+                this.master.drop(this.connection);
+                if (e instanceof JedisConnectionException) {
+                    this.master.suspect();
+                }
+                throw e;
             }
             restore(configured);
             return reply;
+        }
+
+        /** Drops the connection without reading its reply: the caller cannot wait for it. */
+        void abandon() {
+            this.master.drop(this.connection);
         }
 
         /** Gives the connection back to the master's ready ones with its own timeout, else drops it. */
@@ -295,8 +340,8 @@ final class DirectCalls implements AutoCloseable {
         }
 
         private Object read(long deadlineNanos) {
-            long left = deadlineNanos - System.nanoTime();
-            this.connection.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+            long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime() + 999_999);
+            this.connection.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, leftMillis)));
             return this.call.getBuilder().build(this.connection.getOne());
         }
     }

@@ -116,29 +116,55 @@ final class RedlockNodes implements AutoCloseable {
             boolean dropIfLate,
             int enough) {
         int count = this.masters.size();
-        DirectCalls.Sent[] sent = new DirectCalls.Sent[count];
-        // An interrupted thread calls through the pools: a read must not be cut short by the interrupt.
-        // (A platform thread's socket read ignores interrupts; a virtual thread never calls directly.)
-        boolean direct = !Thread.currentThread().isInterrupted();
-        for (int i = 0; i < count && direct; i++) {
-            sent[i] = this.direct.send(i, script, keys, args.apply(i));
+        List<List<String>> argsByMaster = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            argsByMaster.add(args.apply(i));
         }
+        DirectCalls.Sent[] sent = new DirectCalls.Sent[count];
+        List<Answer<Object>> answers = new ArrayList<>(java.util.Collections.nCopies(count, null));
         List<Integer> pooled = new ArrayList<>();
         List<CompletableFuture<Object>> pooledCalls = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            if (sent[i] == null) {
-                List<String> own = args.apply(i);
-                pooled.add(i);
-                pooledCalls.add(submit(i, master -> script.run(master, keys, own), deadlineNanos, dropIfLate));
-            }
-        }
-        List<Answer<Object>> answers = new ArrayList<>(java.util.Collections.nCopies(count, null));
         int answered = 0;
-        for (int i = 0; i < count; i++) {
-            if (sent[i] != null) {
-                Answer<Object> answer = read(sent[i], deadlineNanos);
+        try {
+            // An interrupted thread calls through the pools: a read must not be cut short by the
+            // interrupt. (A platform thread's socket read ignores interrupts; a virtual thread never
+            // calls directly.)
+            boolean direct = !Thread.currentThread().isInterrupted();
+            for (int i = 0; i < count && direct; i++) {
+                sent[i] = this.direct.send(i, script, keys, argsByMaster.get(i));
+            }
+            for (int i = 0; i < count; i++) {
+                if (sent[i] == null) {
+                    pooled.add(i);
+                    pooledCalls.add(pooledScript(i, script, keys, argsByMaster.get(i), deadlineNanos, dropIfLate));
+                }
+            }
+            for (int i = 0; i < count; i++) {
+                if (sent[i] == null) {
+                    continue;
+                }
+                DirectCalls.Sent call = sent[i];
+                sent[i] = null;
+                Answer<Object> answer = read(call, deadlineNanos);
+                if (!answer.answered()
+                        && !(answer.failure() instanceof TimeoutException)
+                        && answer.failure() instanceof JedisConnectionException
+                        && System.nanoTime() - deadlineNanos < 0) {
+                    // The connection failed (a server restarted, an idle connection it closed), not
+                    // the master's time: call it once more through its pool, within the same deadline.
+                    // Every script run this way is safe to run twice.
+                    pooled.add(i);
+                    pooledCalls.add(pooledScript(i, script, keys, argsByMaster.get(i), deadlineNanos, dropIfLate));
+                    continue;
+                }
                 answered += answer.answered() ? 1 : 0;
                 answers.set(i, answer);
+            }
+        } finally {
+            for (DirectCalls.Sent unread : sent) {
+                if (unread != null) {
+                    unread.abandon();
+                }
             }
         }
         List<Answer<Object>> rest = await(pooledCalls, deadlineNanos, Math.max(0, enough - answered));
@@ -146,6 +172,11 @@ final class RedlockNodes implements AutoCloseable {
             answers.set(pooled.get(j), rest.get(j));
         }
         return answers;
+    }
+
+    private CompletableFuture<Object> pooledScript(
+            int index, LuaScript script, List<String> keys, List<String> args, long deadlineNanos, boolean dropIfLate) {
+        return submit(index, master -> script.run(master, keys, args), deadlineNanos, dropIfLate);
     }
 
     private static Answer<Object> read(DirectCalls.Sent sent, long deadlineNanos) {

@@ -39,6 +39,7 @@ class RedlockNemesisIntegrationTests {
         for (int i = 0; i < 5; i++) {
             masters.add(redis.startServer(builder -> builder));
         }
+        long staleInAllPhases = 0;
         for (boolean delayedRestart : new boolean[] {false, true}) {
             register.flushAll();
             masters.forEach(RedisServer::flushAll);
@@ -47,9 +48,7 @@ class RedlockNemesisIntegrationTests {
                     + (delayedRestart ? "restarts delayed by one lease" : "immediate restarts") + ": " + outcome);
             FencedRegister fenced = new FencedRegister(register.client());
             assertThat(outcome.acks).as("the workers made progress").isPositive();
-            assertThat(outcome.stale)
-                    .as("the nemesis caught holders past their lease")
-                    .isPositive();
+            staleInAllPhases += outcome.stale;
             assertThat(fenced.value()).as("no acknowledged increment lost").isEqualTo(outcome.acks);
             List<Long> tokens = fenced.acceptedWriteTokens();
             assertThat(tokens).hasSize((int) outcome.acks);
@@ -57,6 +56,11 @@ class RedlockNemesisIntegrationTests {
                 assertThat(tokens.get(i)).as("accepted write %d", i).isGreaterThan(tokens.get(i - 1));
             }
         }
+        // A frozen worker is a stale holder only when it was holding and the other one took over
+        // meanwhile: some phase may see none of its few freezes land there.
+        assertThat(staleInAllPhases)
+                .as("the nemesis caught holders past their lease")
+                .isPositive();
     }
 
     private Outcome phase(RedisServer register, List<RedisServer> masters, boolean delayedRestart) {
