@@ -234,6 +234,11 @@ final class DirectCalls implements AutoCloseable {
          */
         void giveBack(Connection connection) {
             this.held.decrementAndGet();
+            if (DirectCalls.this.closed) {
+                // Closing: the master's threads stop next, and a task queued for them would never run.
+                closeQuietly(connection);
+                return;
+            }
             try {
                 this.executor.execute(() -> closeQuietly(connection));
             } catch (RejectedExecutionException busyOrClosed) {

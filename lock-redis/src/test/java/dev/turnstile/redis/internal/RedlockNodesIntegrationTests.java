@@ -78,6 +78,16 @@ class RedlockNodesIntegrationTests {
     }
 
     @Test
+    void closingGivesEveryConnectionItHeldBackToTheClientsPools() {
+        warmUp();
+        assertThat(this.clients).allMatch(client -> client.getPool().getNumActive() > 0);
+        this.nodes.close();
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(this.clients)
+                        .allMatch(client -> client.getPool().getNumActive() == 0));
+    }
+
+    @Test
     void aMasterThatForgotTheScriptGetsItInFullOnTheSameCall() {
         warmUp();
         masters.get(1).client().scriptFlush();
