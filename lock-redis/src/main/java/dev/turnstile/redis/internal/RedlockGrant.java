@@ -36,20 +36,9 @@ final class RedlockGrant implements Grant {
         this.unanswered = Map.copyOf(unanswered);
     }
 
-    /**
-     * An acquire call that is still running when the owner releases may grant on its master after
-     * the release has been there: free it there, owner-checked, once the call completes.
-     */
+    /** Frees, once they complete, the acquire calls still running: they may grant after the release. */
     private void releaseLateGrants() {
-        this.unanswered.forEach((index, call) -> {
-            if (!call.isDone()) {
-                UnifiedJedis master = this.redlock.masters().get(index);
-                this.redlock
-                        .nodes()
-                        .afterCall(
-                                index, call, () -> RedlockLock.releaseOn(this.redlock, master, this.name, this.owner));
-            }
-        });
+        RedlockLock.releaseWhenDone(this.redlock, this.name, this.owner, this.unanswered);
     }
 
     /**

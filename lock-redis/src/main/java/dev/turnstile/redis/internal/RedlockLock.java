@@ -242,18 +242,18 @@ final class RedlockLock implements NamedLock {
         long elapsed = System.nanoTime() - start;
         long drift = drift(lease);
         long validity = lease.toNanos() - elapsed - drift;
-        if (!interrupted && round.granted >= nodes.quorum() && validity > 0) {
-            // A master that has not answered may still grant after the owner's release has passed
-            // it: the grant frees it there once that call completes.
-            Map<Integer, java.util.concurrent.CompletableFuture<?>> unanswered = new java.util.HashMap<>();
-            for (Proposal each : rounds) {
-                for (int i = 0; i < each.answers.size(); i++) {
-                    if (!each.answers.get(i).answered()) {
-                        // both rounds' calls to one master: freed once the last of them completes
-                        unanswered.merge(i, each.answers.get(i).call(), java.util.concurrent.CompletableFuture::allOf);
-                    }
+        // A master that has not answered (a lost reply counts too) may still grant, after a release
+        // sent now: such calls are freed there, owner-checked, once they complete.
+        Map<Integer, java.util.concurrent.CompletableFuture<?>> unanswered = new java.util.HashMap<>();
+        for (Proposal each : rounds) {
+            for (int i = 0; i < each.answers.size(); i++) {
+                if (!each.answers.get(i).answered()) {
+                    // both rounds' calls to one master: freed once the last of them completes
+                    unanswered.merge(i, each.answers.get(i).call(), java.util.concurrent.CompletableFuture::allOf);
                 }
             }
+        }
+        if (!interrupted && round.granted >= nodes.quorum() && validity > 0) {
             // The local deadline is start + lease - drift: the validity, counted from now.
             return new Round(
                     ManagedLease.granted(
@@ -268,18 +268,8 @@ final class RedlockLock implements NamedLock {
                             LocalPlace.NONE),
                     null);
         }
+        releaseWhenDone(this.redlock, name, owner, unanswered);
         releaseEverywhere(this.redlock, name, owner, false);
-        // A master that answered late or not at all may still have granted (a lost reply counts
-        // too): once its call completes, free it there, owner-checked, on that master's pool.
-        List<UnifiedJedis> masters = this.redlock.masters();
-        for (Proposal each : rounds) {
-            for (int i = 0; i < each.answers.size(); i++) {
-                if (!each.answers.get(i).answered()) {
-                    UnifiedJedis master = masters.get(i);
-                    nodes.afterCall(i, each.answers.get(i).call(), () -> releaseOn(this.redlock, master, name, owner));
-                }
-            }
-        }
         if (interrupted) {
             throw LockAcquisitionException.interrupted(name, Duration.ofNanos(System.nanoTime() - acquireStart));
         }
@@ -344,7 +334,25 @@ final class RedlockLock implements NamedLock {
         return lease.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
     }
 
-    static long releaseOn(RedlockEngine redlock, UnifiedJedis master, String name, String owner) {
+    /**
+     * Frees {@code name} for {@code owner}, owner-checked on its master, once each call in {@code
+     * calls} (by master index) that is still running completes: it may grant after a release sent
+     * from now on. Call it before sending that release; a call already complete granted before it.
+     */
+    static void releaseWhenDone(
+            RedlockEngine redlock,
+            String name,
+            String owner,
+            Map<Integer, java.util.concurrent.CompletableFuture<?>> calls) {
+        calls.forEach((index, call) -> {
+            if (!call.isDone()) {
+                UnifiedJedis master = redlock.masters().get(index);
+                redlock.nodes().afterCall(index, call, () -> releaseOn(redlock, master, name, owner));
+            }
+        });
+    }
+
+    private static long releaseOn(RedlockEngine redlock, UnifiedJedis master, String name, String owner) {
         try {
             return (Long) LockScripts.RELEASE.run(
                     master,
