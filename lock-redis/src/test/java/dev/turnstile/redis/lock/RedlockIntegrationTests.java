@@ -414,7 +414,7 @@ class RedlockIntegrationTests {
     }
 
     @Test
-    void restartWithoutPersistenceGrantsTwiceUnlessTheRestartIsDelayed() {
+    void restartWithoutPersistenceGrantsTwiceUnlessTheRestartIsDelayed() throws InterruptedException {
         int immediate = doubleGrants(false);
         int delayed = doubleGrants(true);
         System.out.printf(
@@ -430,7 +430,7 @@ class RedlockIntegrationTests {
     }
 
     /** Client A holds on masters 0,1,2 (3,4 down); master 2 restarts empty; can client B get 2,3,4? */
-    private int doubleGrants(boolean delayRestart) {
+    private int doubleGrants(boolean delayRestart) throws InterruptedException {
         int doubles = 0;
         for (int round = 0; round < 3; round++) {
             closeClients();
@@ -446,7 +446,9 @@ class RedlockIntegrationTests {
                 Lease held = a.lock("fragile").acquire(Duration.ofSeconds(1), lease);
                 masters.get(2).kill();
                 if (delayRestart) {
-                    LockSupport.parkNanos(lease.toNanos() + TimeUnit.MILLISECONDS.toNanos(100));
+                    // A sleep, not parkNanos: a permit left by an earlier unpark of this thread (a
+                    // completed future it had stopped waiting for) would end a park at once.
+                    Thread.sleep(lease.toMillis() + 100);
                 }
                 masters.get(2).restart();
                 masters.get(3).restart();
