@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLParameters;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -111,9 +112,12 @@ public final class RedisServer implements AutoCloseable {
         DefaultJedisClientConfig.Builder config =
                 RedisClients.withProtocol(DefaultJedisClientConfig.builder().timeoutMillis((int) timeout.toMillis()));
         if (this.tls != null) {
+            // Parameters of its own, with no endpoint identification: Jedis 8 checks the host name
+            // when none are given, and Jedis 6 and 7 do not.
             config.ssl(true)
                     .sslSocketFactory(
-                            TlsCertificates.trusting(this.tls.authority()).getSocketFactory());
+                            TlsCertificates.trusting(this.tls.authority()).getSocketFactory())
+                    .sslParameters(new SSLParameters());
         }
         return config.build();
     }
