@@ -2,6 +2,7 @@ package dev.turnstile.spring.autoconfigure.redis;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Set;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.jspecify.annotations.Nullable;
@@ -9,17 +10,14 @@ import org.springframework.util.ClassUtils;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.JedisSentineled;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The Jedis client classes of the Jedis on the class path: {@code RedisClient}, {@code
  * RedisSentinelClient} and {@code RedisClusterClient} from Jedis 7.2 (the only ones in Jedis 8),
  * else {@code JedisPooled}, {@code JedisSentineled} and {@code JedisCluster}. The starter compiles
- * against one Jedis and runs on 6.0 to 8.0: the newer classes are reached through their builders by
- * reflection, and the older ones from a class that is loaded only where they exist.
+ * against one Jedis and runs on 6.0 to 8.0, so both are reached by reflection (the newer through
+ * their builders, the older through their constructors), and it compiles against any of them.
  */
 interface ClientFamily {
 
@@ -110,25 +108,64 @@ interface ClientFamily {
         }
     }
 
-    /** Jedis 6.0 to 7.x: the constructors of {@code JedisPooled} and its siblings (gone in Jedis 8). */
+    /**
+     * Jedis 6.0 to 7.x: the constructors of {@code JedisPooled} and its siblings, which Jedis 8
+     * removed; reached by reflection, so that nothing here names them.
+     */
     final class Constructors implements ClientFamily {
 
         @Override
         public UnifiedJedis standalone(
                 HostAndPort address, JedisClientConfig config, @Nullable GenericObjectPoolConfig<Connection> pool) {
-            return pool == null ? new JedisPooled(address, config) : new JedisPooled(address, config, pool);
+            return pool == null
+                    ? construct("JedisPooled", List.of(HostAndPort.class, JedisClientConfig.class), address, config)
+                    : construct(
+                            "JedisPooled",
+                            List.of(HostAndPort.class, JedisClientConfig.class, GenericObjectPoolConfig.class),
+                            address,
+                            config,
+                            pool);
         }
 
         @Override
         public UnifiedJedis sentinel(
                 String master, JedisClientConfig config, Set<HostAndPort> sentinels, JedisClientConfig sentinelConfig) {
-            return new JedisSentineled(master, config, sentinels, sentinelConfig);
+            return construct(
+                    "JedisSentineled",
+                    List.of(String.class, JedisClientConfig.class, Set.class, JedisClientConfig.class),
+                    master,
+                    config,
+                    sentinels,
+                    sentinelConfig);
         }
 
         @Override
         public UnifiedJedis cluster(
                 Set<HostAndPort> nodes, JedisClientConfig config, GenericObjectPoolConfig<Connection> pool) {
-            return new JedisCluster(nodes, config, pool);
+            return construct(
+                    "JedisCluster",
+                    List.of(Set.class, JedisClientConfig.class, GenericObjectPoolConfig.class),
+                    nodes,
+                    config,
+                    pool);
+        }
+
+        private static UnifiedJedis construct(String client, List<Class<?>> parameters, Object... arguments) {
+            try {
+                Class<?> type =
+                        Class.forName("redis.clients.jedis." + client, false, ClientFamily.class.getClassLoader());
+                return (UnifiedJedis)
+                        type.getConstructor(parameters.toArray(Class<?>[]::new)).newInstance(arguments);
+            } catch (InvocationTargetException e) {
+                throw e.getCause() instanceof RuntimeException runtime
+                        ? runtime
+                        : new IllegalStateException("Could not build a " + client, e.getCause());
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(
+                        "The Jedis on the class path has neither RedisClient nor a " + client + parameters
+                                + " constructor: use Jedis 6.0 or later",
+                        e);
+            }
         }
     }
 }
