@@ -1,12 +1,15 @@
 package dev.turnstile.integration;
 
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import dev.turnstile.test.redis.RedisClients;
 import dev.turnstile.redis.Turnstile;
+import redis.clients.jedis.UnifiedJedis;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
-import redis.clients.jedis.JedisPooled;
 
 /**
  * A second application instance for the leader-election test: runs {@code
@@ -18,7 +21,8 @@ public final class LeaderMain {
     private LeaderMain() {}
 
     public static void main(String[] args) throws InterruptedException {
-        JedisPooled redis = new JedisPooled("127.0.0.1", Integer.parseInt(args[0]));
+        UnifiedJedis redis = RedisClients.standalone(
+                new HostAndPort("127.0.0.1", Integer.parseInt(args[0])), DefaultJedisClientConfig.builder().build());
         Turnstile turnstile = Turnstile.builder(redis)
                 .defaultLease(Duration.ofMillis(Long.parseLong(args[1])))
                 .build();

@@ -1,6 +1,7 @@
 package dev.turnstile.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import redis.clients.jedis.UnifiedJedis;
 import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.Turnstile;
@@ -19,7 +20,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
 
 /** {@link TurnstileLockRegistry#expireUnusedOlderThan} racing {@code obtain()} and the lock's holders. */
 class TurnstileLockRegistryExpiryTests {
@@ -32,7 +32,7 @@ class TurnstileLockRegistryExpiryTests {
     private static final int WORKERS = 4;
     private static final Duration AGE = Duration.ofSeconds(1);
 
-    private JedisPooled client;
+    private UnifiedJedis client;
     private Turnstile turnstile;
     private TurnstileLockRegistry registry;
     private ExecutorService threads;

@@ -1,6 +1,7 @@
 package dev.turnstile.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import redis.clients.jedis.UnifiedJedis;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
@@ -38,7 +39,6 @@ import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
 import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
-import redis.clients.jedis.JedisPooled;
 
 /** The {@code LockRegistry} adapter on the Spring Integration version this Boot line manages. */
 class TurnstileLockRegistryIntegrationTests {
@@ -46,7 +46,7 @@ class TurnstileLockRegistryIntegrationTests {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private JedisPooled client;
+    private UnifiedJedis client;
     private Turnstile turnstile;
     private TurnstileLockRegistry registry;
     private ExecutorService threads;

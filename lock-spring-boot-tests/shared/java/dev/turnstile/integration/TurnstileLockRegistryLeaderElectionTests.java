@@ -1,6 +1,7 @@
 package dev.turnstile.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import redis.clients.jedis.UnifiedJedis;
 import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.Turnstile;
@@ -19,7 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
-import redis.clients.jedis.JedisPooled;
 
 /**
  * Spring Integration's {@code LockRegistryLeaderInitiator} on {@link TurnstileLockRegistry}, one
@@ -171,7 +171,7 @@ class TurnstileLockRegistryLeaderElectionTests {
     static final class Node extends DefaultCandidate {
 
         private final String id;
-        private final JedisPooled client;
+        private final UnifiedJedis client;
         private final Turnstile turnstile;
         private final LockRegistryLeaderInitiator initiator;
         private final List<Long> grants = new CopyOnWriteArrayList<>();
@@ -179,7 +179,7 @@ class TurnstileLockRegistryLeaderElectionTests {
         private final List<Long> tokens = new CopyOnWriteArrayList<>();
         private final TurnstileLockRegistry registry;
 
-        private Node(String id, JedisPooled client) {
+        private Node(String id, UnifiedJedis client) {
             super(id, ROLE);
             this.id = id;
             this.client = client;
@@ -189,7 +189,7 @@ class TurnstileLockRegistryLeaderElectionTests {
             this.initiator.setHeartBeatMillis(HEARTBEAT.toMillis());
         }
 
-        static Node start(String id, JedisPooled client) {
+        static Node start(String id, UnifiedJedis client) {
             Node node = new Node(id, client);
             node.initiator.start();
             return node;

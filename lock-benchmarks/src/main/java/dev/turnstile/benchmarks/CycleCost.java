@@ -14,7 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Where one uncontended acquire + release spends its time, per Redis command, for the raw fenced
@@ -37,7 +37,7 @@ public final class CycleCost {
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         try (RedisServer server = RedisServer.start();
-                JedisPooled client = server.newClient(Duration.ofSeconds(2));
+                UnifiedJedis client = server.newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             Map<String, Contender> contenders = new LinkedHashMap<>();
             contenders.put("raw fenced", Contenders.rawFenced(client, "cost:fenced"));

@@ -18,9 +18,7 @@ import org.redisson.RedissonRedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
-import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.JedisSentineled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * What each deployment costs per lock: uncontended acquire + release latency on one thread, on
@@ -94,14 +92,14 @@ public final class DeploymentLatency {
     private static List<Row> rows(List<AutoCloseable> open) {
         List<Row> rows = new ArrayList<>();
         RedisServer server = add(open, RedisServer.start());
-        JedisPooled client = add(open, server.newClient(Duration.ofSeconds(2)));
+        UnifiedJedis client = add(open, server.newClient(Duration.ofSeconds(2)));
         Turnstile one = add(open, Turnstile.builder(client).build());
         rows.add(new Row(
                 "one server (JedisPooled)",
                 () -> one.lock("solo").acquire(Duration.ofSeconds(5), null).release()));
 
         RedisCluster cluster = add(open, RedisCluster.start(3, 1));
-        JedisCluster clusterClient = add(open, cluster.newClient(Duration.ofSeconds(2)));
+        UnifiedJedis clusterClient = add(open, cluster.newClient(Duration.ofSeconds(2)));
         Turnstile clustered = add(open, Turnstile.builder(clusterClient).build());
         rows.add(new Row(
                 "Redis Cluster, 3 masters + 3 replicas (JedisCluster)",
@@ -111,7 +109,7 @@ public final class DeploymentLatency {
                         .release()));
 
         RedisSentinelGroup group = add(open, RedisSentinelGroup.start(1));
-        JedisSentineled sentineled = add(open, group.newClient(Duration.ofSeconds(2)));
+        UnifiedJedis sentineled = add(open, group.newClient(Duration.ofSeconds(2)));
         Turnstile plain = add(open, Turnstile.builder(sentineled).build());
         Turnstile waiting = add(
                 open,
@@ -127,7 +125,7 @@ public final class DeploymentLatency {
                         .acquire(Duration.ofSeconds(5), null)
                         .release()));
 
-        List<JedisPooled> clients = new ArrayList<>();
+        List<UnifiedJedis> clients = new ArrayList<>();
         List<RLock> locks = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             RedisServer master = add(open, RedisServer.start());

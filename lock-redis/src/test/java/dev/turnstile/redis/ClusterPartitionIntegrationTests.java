@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.LeaseLostEvent.Reason;
 import dev.turnstile.test.redis.PartitionProxy;
+import dev.turnstile.test.redis.RedisClients;
 import dev.turnstile.test.redis.RedisCluster;
 import dev.turnstile.test.redis.RedisServer;
 import java.time.Duration;
@@ -15,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
@@ -33,7 +33,7 @@ class ClusterPartitionIntegrationTests {
         HostAndPort owner = masterOf(cluster, JedisClusterCRC16.getSlot(name));
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
         try (PartitionProxy proxy = PartitionProxy.to(owner);
-                JedisCluster cutOffClient = new JedisCluster(
+                UnifiedJedis cutOffClient = RedisClients.cluster(
                         cluster.seeds(),
                         DefaultJedisClientConfig.builder()
                                 .socketTimeoutMillis(8000)
@@ -78,7 +78,7 @@ class ClusterPartitionIntegrationTests {
     @Test
     void leasesOnHealthyMastersKeepRenewingWhileAnotherMasterIsFrozen() {
         try (RedisCluster cluster = RedisCluster.start(3, 0, "--cluster-require-full-coverage", "no");
-                JedisCluster client = new JedisCluster(
+                UnifiedJedis client = RedisClients.cluster(
                         cluster.seeds(),
                         DefaultJedisClientConfig.builder()
                                 .socketTimeoutMillis(6000)
@@ -132,7 +132,7 @@ class ClusterPartitionIntegrationTests {
             proxies.add(proxy);
             routes.put(node.getPort(), proxy.hostAndPort());
         }
-        try (JedisCluster client = new JedisCluster(
+        try (UnifiedJedis client = RedisClients.cluster(
                         cluster.seeds(),
                         DefaultJedisClientConfig.builder()
                                 .socketTimeoutMillis(300)

@@ -25,8 +25,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.JedisSentineled;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -64,7 +62,7 @@ class EvictionIntegrationTests {
     void aServerThatMayEvictIsOneWarnAtStartNamingItsPolicy() {
         RedisServer evicting = evictingServer(ALLKEYS_LRU);
         String address = "127.0.0.1:" + evicting.port();
-        try (JedisPooled client = evicting.newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis client = evicting.newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> !warnings(address).isEmpty());
@@ -96,7 +94,7 @@ class EvictionIntegrationTests {
         RedisServer evicting = evictingServer(ALLKEYS_LRU);
         String address = "127.0.0.1:" + evicting.port();
         evicting.stop();
-        try (JedisPooled client = evicting.newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis client = evicting.newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             assertThat(turnstile.diagnostics().eviction()).singleElement().satisfies(server -> {
                 assertThat(server.risk()).isEqualTo(Risk.UNKNOWN);
@@ -114,7 +112,7 @@ class EvictionIntegrationTests {
     void aVolatilePolicyIsReportedTooSinceEveryTurnstileKeyHasATtl() {
         RedisServer evicting = evictingServer("volatile-lru");
         String address = "127.0.0.1:" + evicting.port();
-        try (JedisPooled client = evicting.newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis client = evicting.newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             assertThat(turnstile.diagnostics().eviction())
                     .extracting(Eviction::risk, Eviction::policy)
@@ -132,9 +130,9 @@ class EvictionIntegrationTests {
     void noevictionAndNoMaxmemoryAreNoWarning() {
         RedisServer noeviction =
                 redis.startServer(b -> b.arguments("--maxmemory", "2mb", "--maxmemory-policy", "noeviction"));
-        try (JedisPooled limited = noeviction.newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis limited = noeviction.newClient(Duration.ofSeconds(2));
                 Turnstile onLimited = Turnstile.builder(limited).build();
-                JedisPooled unlimited = redis.server().newClient(Duration.ofSeconds(2));
+                UnifiedJedis unlimited = redis.server().newClient(Duration.ofSeconds(2));
                 Turnstile onUnlimited = Turnstile.builder(unlimited).build()) {
             try (Jedis admin = redis.server().connect()) {
                 admin.configSet("maxmemory-policy", ALLKEYS_LRU);
@@ -168,7 +166,7 @@ class EvictionIntegrationTests {
             admin.aclLogReset();
         }
         String address = "127.0.0.1:" + evicting.port();
-        try (JedisPooled lacking = RestrictedRedisUser.connect(evicting, "no-info");
+        try (UnifiedJedis lacking = RestrictedRedisUser.connect(evicting, "no-info");
                 Turnstile turnstile = Turnstile.builder(lacking).build()) {
             try (Lease lease = turnstile.lock("item:42").acquire(Duration.ofSeconds(1), null)) {
                 assertThat(lease.isHeld()).isTrue();
@@ -225,7 +223,7 @@ class EvictionIntegrationTests {
         try (RedisSentinelGroup group = RedisSentinelGroup.start(1)) {
             configure(group.initialMaster(), "2mb", "volatile-ttl");
             String address = "127.0.0.1:" + group.initialMaster().port();
-            try (JedisSentineled client = group.newClient(Duration.ofSeconds(2));
+            try (UnifiedJedis client = group.newClient(Duration.ofSeconds(2));
                     Turnstile turnstile = Turnstile.builder(client).build()) {
                 assertThat(turnstile.diagnostics().eviction()).singleElement().satisfies(server -> {
                     assertThat(server.server()).isEqualTo(address);
@@ -245,7 +243,7 @@ class EvictionIntegrationTests {
     void everyRedlockMasterIsCheckedAndTheOneThatMayEvictIsNamed() {
         RedisServer evicting = evictingServer(ALLKEYS_LRU);
         List<RedisServer> servers = List.of(redis.server(), redis.startServer(b -> b), evicting);
-        List<JedisPooled> clients = servers.stream()
+        List<UnifiedJedis> clients = servers.stream()
                 .map(server -> server.newClient(Duration.ofSeconds(2)))
                 .toList();
         try (Redlock redlock = Redlock.of(clients)) {
@@ -262,7 +260,7 @@ class EvictionIntegrationTests {
                             org.assertj.core.groups.Tuple.tuple(
                                     "Redlock master 127.0.0.1:" + evicting.port(), Risk.MAY_EVICT));
         } finally {
-            clients.forEach(JedisPooled::close);
+            clients.forEach(UnifiedJedis::close);
         }
         assertThat(lines("may evict Turnstile's keys", "WARN")).hasSize(1);
     }
@@ -290,8 +288,8 @@ class EvictionIntegrationTests {
         };
         // Renewed every 4 s (a third of the lease): the eviction and the second acquire fit between two.
         Duration lease = Duration.ofSeconds(12);
-        try (JedisPooled holderClient = evicting.newClient(Duration.ofSeconds(2));
-                JedisPooled otherClient = evicting.newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis holderClient = evicting.newClient(Duration.ofSeconds(2));
+                UnifiedJedis otherClient = evicting.newClient(Duration.ofSeconds(2));
                 Turnstile holder = Turnstile.builder(holderClient)
                         .defaultLease(lease)
                         .listener(listener)
@@ -343,7 +341,7 @@ class EvictionIntegrationTests {
                 renewals.incrementAndGet();
             }
         };
-        try (JedisPooled client = full.newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis client = full.newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client)
                         .defaultLease(Duration.ofSeconds(3))
                         .listener(listener)

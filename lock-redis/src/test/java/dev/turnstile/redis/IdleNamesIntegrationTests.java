@@ -13,7 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
@@ -29,7 +29,7 @@ class IdleNamesIntegrationTests {
 
     @Test
     void tenThousandLockNamesAndTwoThousandSemaphoresLeaveNothingOnceTheirLeasesAreOver() throws Exception {
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(5));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile turnstile = Turnstile.builder(client)
                         .defaultLease(Duration.ofMillis(500))
                         .fenceRetention(Duration.ofMillis(300))
@@ -75,7 +75,7 @@ class IdleNamesIntegrationTests {
         }
     }
 
-    private static List<String> keys(JedisPooled client) {
+    private static List<String> keys(UnifiedJedis client) {
         List<String> keys = new ArrayList<>();
         String cursor = ScanParams.SCAN_POINTER_START;
         do {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.semaphore.Permit;
+import dev.turnstile.test.redis.RedisClients;
 import dev.turnstile.test.redis.RedisServer;
 import dev.turnstile.test.redis.RedisServerExtension;
 import dev.turnstile.test.redis.RestrictedRedisUser;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 
 /**
@@ -36,7 +37,7 @@ class RestrictedUserIntegrationTests {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private JedisPooled restricted;
+    private UnifiedJedis restricted;
 
     @BeforeEach
     void setUp() {
@@ -144,7 +145,7 @@ class RestrictedUserIntegrationTests {
                 redis.server(),
                 "no-del",
                 RestrictedRedisUser.rulesFor(redis.server()).replace(" +del", ""));
-        try (JedisPooled lacking = RestrictedRedisUser.connect(redis.server(), "no-del");
+        try (UnifiedJedis lacking = RestrictedRedisUser.connect(redis.server(), "no-del");
                 Turnstile turnstile = Turnstile.builder(lacking).build()) {
             Lease lease = turnstile.lock("undeletable").acquire(Duration.ZERO, Duration.ofSeconds(1));
             assertThatThrownBy(lease::release)
@@ -169,7 +170,7 @@ class RestrictedUserIntegrationTests {
                 redis.server(),
                 "no-time",
                 RestrictedRedisUser.rulesFor(redis.server()).replace(" +time", ""));
-        try (JedisPooled lacking = RestrictedRedisUser.connect(redis.server(), "no-time");
+        try (UnifiedJedis lacking = RestrictedRedisUser.connect(redis.server(), "no-time");
                 Turnstile misconfigured = Turnstile.builder(lacking).build();
                 Turnstile configured = Turnstile.builder(this.restricted).build()) {
             assertThatThrownBy(() -> misconfigured.lock("half-written").tryAcquire(Duration.ZERO, null))
@@ -196,7 +197,7 @@ class RestrictedUserIntegrationTests {
         PrintStream stderr = System.err;
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
-        try (JedisPooled lacking = RestrictedRedisUser.connect(redis.server(), "no-signals");
+        try (UnifiedJedis lacking = RestrictedRedisUser.connect(redis.server(), "no-signals");
                 Turnstile holder = Turnstile.builder(this.restricted).build();
                 Turnstile polling = Turnstile.builder(lacking).build()) {
             Lease held = holder.lock("unsignalled").acquire(Duration.ZERO, null);
@@ -220,7 +221,7 @@ class RestrictedUserIntegrationTests {
 
     @Test
     void aWrongPasswordSaysToCheckTheCredentials() {
-        try (JedisPooled wrong = new JedisPooled(
+        try (UnifiedJedis wrong = RedisClients.standalone(
                         redis.server().hostAndPort(),
                         DefaultJedisClientConfig.builder()
                                 .user(RestrictedRedisUser.NAME)

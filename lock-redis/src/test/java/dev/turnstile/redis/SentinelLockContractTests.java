@@ -2,7 +2,7 @@ package dev.turnstile.redis;
 
 import redis.clients.jedis.UnifiedJedis;
 
-/** The same lock contract, unchanged, on a master with one replica found through three Sentinels, through {@code JedisSentineled}. */
+/** The same lock contract, unchanged, on a master with one replica found through three Sentinels, through a Sentinel client. */
 class SentinelLockContractTests extends LockContract {
 
     @Override

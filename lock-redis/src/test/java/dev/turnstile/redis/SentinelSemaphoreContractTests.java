@@ -2,7 +2,7 @@ package dev.turnstile.redis;
 
 import redis.clients.jedis.UnifiedJedis;
 
-/** The same semaphore contract, unchanged, on a master with one replica found through three Sentinels, through {@code JedisSentineled}. */
+/** The same semaphore contract, unchanged, on a master with one replica found through three Sentinels, through a Sentinel client. */
 class SentinelSemaphoreContractTests extends SemaphoreContract {
 
     @Override

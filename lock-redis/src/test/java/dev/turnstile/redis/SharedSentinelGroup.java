@@ -21,10 +21,15 @@ final class SharedSentinelGroup {
      * suites share the group and use the same names, so each of their tests starts from nothing.
      */
     static synchronized UnifiedJedis newClientOnEmptyMaster() {
+        group().currentMaster().flushAll();
+        return group.newClient(Duration.ofSeconds(2));
+    }
+
+    /** The group, started on first use. */
+    static synchronized RedisSentinelGroup group() {
         if (group == null) {
             group = RedisSentinelGroup.start(1);
         }
-        group.currentMaster().flushAll();
-        return group.newClient(Duration.ofSeconds(2));
+        return group;
     }
 }

@@ -5,7 +5,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.UnifiedJedis;
 
-/** The semaphore contract on one redis-server, through {@code JedisPooled}. */
+/** The semaphore contract on one redis-server, through a pooled client of one server. */
 class StandaloneSemaphoreContractTests extends SemaphoreContract {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.redis.semaphore.Permit;
+import dev.turnstile.test.redis.RedisClients;
 import dev.turnstile.test.redis.RedisServer;
 import dev.turnstile.test.redis.RedisServerExtension;
 import dev.turnstile.test.redis.TlsCertificates;
@@ -23,9 +24,10 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.SslVerifyMode;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * Turnstile in plain Java over TLS, against redis-server processes that accept only TLS ({@code
@@ -54,8 +56,8 @@ class TlsIntegrationTests {
                 .build();
     }
 
-    private static JedisPooled trusting(TlsCertificates.Identity identity, String host, int port) {
-        return new JedisPooled(
+    private static UnifiedJedis trusting(TlsCertificates.Identity identity, String host, int port) {
+        return RedisClients.standalone(
                 new HostAndPort(host, port),
                 DefaultJedisClientConfig.builder()
                         .ssl(true)
@@ -72,14 +74,15 @@ class TlsIntegrationTests {
     void theServerRefusesPlainConnections() {
         assertThat(redis.server().isTls()).isTrue();
         assertThat(redis.server().uri()).hasScheme("rediss");
-        try (JedisPooled plain = new JedisPooled(redis.server().hostAndPort())) {
+        try (UnifiedJedis plain = RedisClients.standalone(
+                redis.server().hostAndPort(), DefaultJedisClientConfig.builder().build())) {
             assertThatThrownBy(plain::ping).isInstanceOf(redis.clients.jedis.exceptions.JedisConnectionException.class);
         }
     }
 
     @Test
     void locksWaitsAndCountsOverTlsWithJedisSslOptions() throws Exception {
-        try (JedisPooled client = new JedisPooled(
+        try (UnifiedJedis client = RedisClients.standalone(
                         new HostAndPort("localhost", redis.server().port()), sslOptions(Duration.ofSeconds(2)));
                 Turnstile turnstile = Turnstile.builder(client).build();
                 Turnstile other = Turnstile.builder(client).build()) {
@@ -109,11 +112,14 @@ class TlsIntegrationTests {
     @Test
     void aRedissUrlWithASocketFactoryLocks() {
         URI url = URI.create("rediss://localhost:" + redis.server().port());
-        try (JedisPooled client = new JedisPooled(
-                        url,
-                        socketFactory(certificates.authority().toFile()),
-                        TlsCertificates.verifyingHostName(),
-                        null);
+        try (UnifiedJedis client = RedisClients.standalone(
+                        JedisURIHelper.getHostAndPort(url),
+                        DefaultJedisClientConfig.builder()
+                                .ssl(JedisURIHelper.isRedisSSLScheme(url))
+                                .sslSocketFactory(
+                                        socketFactory(certificates.authority().toFile()))
+                                .sslParameters(TlsCertificates.verifyingHostName())
+                                .build());
                 Turnstile turnstile = Turnstile.builder(client).build();
                 Lease lease = turnstile.lock("by-url").acquire(Duration.ZERO, null)) {
             assertThat(lease.isHeld()).isTrue();
@@ -126,7 +132,7 @@ class TlsIntegrationTests {
                 redis.server(),
                 redis.startServer(server -> server.tls(certificates.server())),
                 redis.startServer(server -> server.tls(certificates.server())));
-        List<JedisPooled> clients = new ArrayList<>();
+        List<UnifiedJedis> clients = new ArrayList<>();
         masters.forEach(master -> clients.add(trusting(certificates.server(), "localhost", master.port())));
         try (Redlock redlock =
                 Redlock.builder(clients).nodeTimeout(Duration.ofSeconds(2)).build()) {
@@ -145,13 +151,13 @@ class TlsIntegrationTests {
                 }
             }
         } finally {
-            clients.forEach(JedisPooled::close);
+            clients.forEach(UnifiedJedis::close);
         }
     }
 
     @Test
     void anUntrustedAuthoritySaysSoAndNamesTheSettings() {
-        try (JedisPooled client = new JedisPooled(
+        try (UnifiedJedis client = RedisClients.standalone(
                         new HostAndPort("localhost", redis.server().port()),
                         DefaultJedisClientConfig.builder()
                                 .ssl(true)
@@ -172,7 +178,7 @@ class TlsIntegrationTests {
     @Test
     void aCertificateForAnotherHostSaysSo() {
         RedisServer elsewhere = redis.startServer(server -> server.tls(certificates.wrongHost()));
-        try (JedisPooled client = trusting(certificates.wrongHost(), "127.0.0.1", elsewhere.port());
+        try (UnifiedJedis client = trusting(certificates.wrongHost(), "127.0.0.1", elsewhere.port());
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             assertThatThrownBy(() -> turnstile.lock("x").acquire(Duration.ZERO, null))
                     .isInstanceOf(RedisUnavailableException.class)
@@ -184,7 +190,9 @@ class TlsIntegrationTests {
 
     @Test
     void aPlainClientOnATlsPortIsToldToUseTls() {
-        try (JedisPooled client = new JedisPooled(redis.server().hostAndPort());
+        try (UnifiedJedis client = RedisClients.standalone(
+                        redis.server().hostAndPort(),
+                        DefaultJedisClientConfig.builder().build());
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             assertThatThrownBy(() -> turnstile.lock("x").acquire(Duration.ZERO, null))
                     .isInstanceOf(RedisUnavailableException.class)
@@ -197,7 +205,7 @@ class TlsIntegrationTests {
     @Test
     void aTlsClientOnAPlainPortIsToldSo() {
         RedisServer plain = redis.startServer(server -> server);
-        try (JedisPooled client = trusting(certificates.server(), "127.0.0.1", plain.port());
+        try (UnifiedJedis client = trusting(certificates.server(), "127.0.0.1", plain.port());
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             assertThatThrownBy(() -> turnstile.lock("x").acquire(Duration.ZERO, null))
                     .isInstanceOf(RedisUnavailableException.class)
@@ -212,8 +220,8 @@ class TlsIntegrationTests {
                 redis.server(),
                 redis.startServer(server -> server.tls(certificates.server())),
                 redis.startServer(server -> server.tls(certificates.server())));
-        List<JedisPooled> clients = new ArrayList<>();
-        masters.forEach(master -> clients.add(new JedisPooled(
+        List<UnifiedJedis> clients = new ArrayList<>();
+        masters.forEach(master -> clients.add(RedisClients.standalone(
                 new HostAndPort("localhost", master.port()),
                 DefaultJedisClientConfig.builder()
                         .ssl(true)
@@ -231,7 +239,7 @@ class TlsIntegrationTests {
                     .hasMessageContaining("turnstile.redlock.ssl.bundle")
                     .hasMessageContaining("Check the TLS settings of those masters' clients");
         } finally {
-            clients.forEach(JedisPooled::close);
+            clients.forEach(UnifiedJedis::close);
         }
     }
 }

@@ -10,7 +10,7 @@ import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegr
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * ShedLock's own provider test cases (lock, unlock, no double lock, lock at least for, lock at most
@@ -21,7 +21,7 @@ class TurnstileLockProviderIntegrationTests extends AbstractExtensibleLockProvid
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private JedisPooled client;
+    private UnifiedJedis client;
     private Turnstile turnstile;
     private TurnstileLockProvider provider;
 

@@ -1,6 +1,7 @@
 package dev.turnstile.spring.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import redis.clients.jedis.UnifiedJedis;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
@@ -18,7 +19,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Mono;
-import redis.clients.jedis.JedisPooled;
 
 /** {@code holdAtLeast}: the lock outlives a method that ends early, by the server's clock, then expires. */
 class HoldAtLeastIntegrationTests {
@@ -81,7 +81,7 @@ class HoldAtLeastIntegrationTests {
     }
 
     private static long ttl(String name) {
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2))) {
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2))) {
             return client.pttl("turnstile:lock:{" + name + "}");
         }
     }

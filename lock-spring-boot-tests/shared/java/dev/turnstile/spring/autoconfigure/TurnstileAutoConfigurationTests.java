@@ -1,5 +1,7 @@
 package dev.turnstile.spring.autoconfigure;
 
+import redis.clients.jedis.DefaultJedisClientConfig;
+import dev.turnstile.test.redis.RedisClients;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.annotation.DistributedLock;
@@ -25,7 +27,6 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.UnifiedJedis;
 
 class TurnstileAutoConfigurationTests {
@@ -194,8 +195,8 @@ class TurnstileAutoConfigurationTests {
     @Configuration(proxyBeanMethods = false)
     static class OwnClient {
         @Bean(destroyMethod = "close")
-        JedisPooled ownClient() {
-            return new JedisPooled(redis.server().hostAndPort());
+        UnifiedJedis ownClient() {
+            return RedisClients.standalone(redis.server().hostAndPort(), DefaultJedisClientConfig.builder().build());
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.turnstile.spring.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import redis.clients.jedis.UnifiedJedis;
 
 import dev.turnstile.annotation.DistributedLock;
 import dev.turnstile.redis.LockAcquisitionException;
@@ -30,7 +31,6 @@ import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.DefaultTransactionStatus;
-import redis.clients.jedis.JedisPooled;
 
 /**
  * {@code @DistributedLock} on a {@code @Transactional} method, under faults, judged by the history
@@ -78,7 +78,7 @@ class TransactionalLockHistoryIntegrationTests {
         Nemesis nemesis = new Nemesis();
         AtomicInteger withoutLock = new AtomicInteger();
         try (PartitionProxy proxy = PartitionProxy.to(redis.server().hostAndPort());
-                JedisPooled operatorClient = redis.server().newClient(TIMEOUT)) {
+                UnifiedJedis operatorClient = redis.server().newClient(TIMEOUT)) {
             Turnstile operator = Turnstile.builder(operatorClient).build();
             node("node-1", proxy.hostAndPort().getPort())
                     .run(a -> node("node-2", redis.server().port()).run(b -> {

@@ -3,15 +3,19 @@ package dev.turnstile.redis.inspect;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
 import dev.turnstile.redis.TurnstileDiagnostics.SemaphoreState;
 import dev.turnstile.redis.internal.RedisKeys;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.providers.PooledConnectionProvider;
 import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.resps.Tuple;
+import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * Looks into a Redis server for locks: Turnstile's held locks and semaphores under a prefix, and,
@@ -120,7 +124,7 @@ public final class LockInspector {
         }
         String pattern = args.length > 1 ? args[1] : "*lock*";
         String prefix = args.length > 2 ? args[2] : "turnstile";
-        try (JedisPooled redis = new JedisPooled(java.net.URI.create(args[0]))) {
+        try (UnifiedJedis redis = connect(URI.create(args[0]))) {
             LockInspector inspector = new LockInspector(redis);
             List<KeyWithoutTtl> eternal = inspector.keysWithoutTtl(pattern);
             System.out.println("Keys matching '" + pattern + "' without a TTL (they never expire): " + eternal.size());
@@ -137,5 +141,20 @@ public final class LockInspector {
                 System.exit(1);
             }
         }
+    }
+
+    /**
+     * A client for {@code uri} ({@code redis://} or {@code rediss://}, user, password, database):
+     * built from a pool provider, which every Jedis line from 6.0 to 8.0 has.
+     */
+    private static UnifiedJedis connect(URI uri) {
+        JedisClientConfig config = DefaultJedisClientConfig.builder()
+                .user(JedisURIHelper.getUser(uri))
+                .password(JedisURIHelper.getPassword(uri))
+                .database(JedisURIHelper.getDBIndex(uri))
+                .ssl(JedisURIHelper.isRedisSSLScheme(uri))
+                .build();
+        return new UnifiedJedis(
+                new PooledConnectionProvider(JedisURIHelper.getHostAndPort(uri), config), 1, Duration.ofSeconds(5));
     }
 }

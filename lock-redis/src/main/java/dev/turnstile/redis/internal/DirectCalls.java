@@ -12,10 +12,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
+import redis.clients.jedis.BuilderFactory;
+import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;
-import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -29,13 +30,13 @@ import redis.clients.jedis.util.Pool;
  * hand-off.
  *
  * <p>The caller never connects, borrows or waits for a connection: each master keeps a few
- * connections taken from its {@link JedisPooled}'s pool (at most 4, and at most half the pool), and
+ * connections taken from its client's own pool (at most 4, and at most half the pool), and
  * they are taken from the pool only on that master's own pool of threads, when a call found none
  * ready. A master is called this way only while it has one ready and its last direct call answered
  * in time; one that did not is <em>suspect</em>, its ready connections go back to the pool, and its
  * calls go through its pool of threads until one of them answers within the deadline again. So a
  * stalled master costs one direct call its node timeout, and never holds the caller up longer.
- * Virtual threads (an interrupt closes their socket) and clients that are not a {@code JedisPooled}
+ * Virtual threads (an interrupt closes their socket) and clients without a pool of their own (a Sentinel or cluster client)
  * are always called through the pools. Thread-safe.
  *
  * <p>A call that did not answer in time may still run on its master later: its connection is
@@ -44,7 +45,6 @@ import redis.clients.jedis.util.Pool;
  */
 final class DirectCalls implements AutoCloseable {
 
-    private static final CommandObjects COMMANDS = new CommandObjects();
     /** A ready connection unused for this long goes back to the pool instead: the server may have dropped it. */
     private static final long MAX_IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** {@code Thread.isVirtual()} on Java 21+, else null. */
@@ -79,7 +79,7 @@ final class DirectCalls implements AutoCloseable {
             master.refill();
             return null;
         }
-        CommandObject<Object> call = COMMANDS.evalsha(script.sha(), keys, args);
+        CommandObject<Object> call = scriptCall(Protocol.Command.EVALSHA, script.sha(), keys, args);
         try {
             connection.sendCommand(call.getArguments());
             connection.getMany(0); // flushes; reads nothing
@@ -110,16 +110,23 @@ final class DirectCalls implements AutoCloseable {
         }
     }
 
-    /** The client's pool, or null when it has none (not a {@code JedisPooled}, or one on another provider). */
+    /** The client's own pool to its one server, or null when it has none. */
     private static @Nullable Pool<Connection> poolOf(UnifiedJedis client) {
-        if (!(client instanceof JedisPooled pooled)) {
-            return null;
-        }
-        try {
-            return pooled.getPool();
-        } catch (RuntimeException notPooled) {
-            return null;
-        }
+        return Topology.of(client).pool();
+    }
+
+    /**
+     * {@code EVALSHA sha} or {@code EVAL source} with the keys and arguments, its reply decoded as the
+     * client decodes a script's (built here: Jedis 8 has no {@code CommandObjects} without a protocol).
+     */
+    private static CommandObject<Object> scriptCall(
+            Protocol.Command command, String script, List<String> keys, List<String> args) {
+        CommandArguments arguments = new CommandArguments(command)
+                .add(script)
+                .add(keys.size())
+                .keys(keys)
+                .addObjects(args);
+        return new CommandObject<>(arguments, BuilderFactory.AGGRESSIVE_ENCODED_OBJECT);
     }
 
     private static boolean onVirtualThread() {
@@ -304,7 +311,7 @@ final class DirectCalls implements AutoCloseable {
                 try {
                     reply = read(deadlineNanos);
                 } catch (JedisNoScriptException notCached) {
-                    this.call = COMMANDS.eval(this.script.source(), this.keys, this.args);
+                    this.call = scriptCall(Protocol.Command.EVAL, this.script.source(), this.keys, this.args);
                     this.connection.sendCommand(this.call.getArguments());
                     reply = read(deadlineNanos);
                 }

@@ -16,8 +16,6 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -55,21 +53,24 @@ final class EvictionCheck {
         this.servers = servers;
     }
 
-    /** The check of the deployment behind {@code redis}: a server, a Sentinel master or a cluster. */
-    static EvictionCheck of(UnifiedJedis redis) {
-        if (redis instanceof JedisCluster cluster) {
-            return new EvictionCheck("the cluster", () -> MemoryServer.clusterMasters(cluster));
+    /** The check of the deployment {@code topology}: a server, a Sentinel master or a cluster. */
+    static EvictionCheck of(Topology topology) {
+        String what = topology.describe();
+        if (topology.clustered()) {
+            return new EvictionCheck(what, () -> topology.memoryServers(what));
         }
-        List<MemoryServer> one = List.of(MemoryServer.of(redis, "Redis"));
-        return new EvictionCheck("Redis", () -> one);
+        // One server (or the current master): the same entry each time, so it keeps the address it learnt.
+        List<MemoryServer> one = topology.memoryServers(what);
+        return new EvictionCheck(what, () -> one);
     }
 
     /** The check of Redlock's {@code masters}, named {@code names} (null: by their addresses). */
-    static EvictionCheck ofMasters(List<UnifiedJedis> masters, @Nullable List<String> names) {
+    static EvictionCheck ofMasters(List<Topology> masters, @Nullable List<String> names) {
         List<MemoryServer> servers = new ArrayList<>();
         for (int i = 0; i < masters.size(); i++) {
-            servers.add(MemoryServer.of(masters.get(i), "#" + i)
-                    .renamed("Redlock master ", names == null ? null : names.get(i)));
+            for (MemoryServer server : masters.get(i).memoryServers("#" + i)) {
+                servers.add(server.renamed("Redlock master ", names == null ? null : names.get(i)));
+            }
         }
         List<MemoryServer> fixed = List.copyOf(servers);
         return new EvictionCheck("the Redlock masters", () -> fixed);

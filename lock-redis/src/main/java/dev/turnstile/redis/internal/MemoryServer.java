@@ -13,10 +13,8 @@ import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.JedisSentineled;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.Pool;
 
 /**
  * One Redis server whose memory settings an {@link EvictionCheck} reads: how messages name it
@@ -28,21 +26,23 @@ record MemoryServer(Supplier<String> name, Supplier<String> infoMemory) {
     /** {@code host:port} at the end of a Jedis connection's description. */
     private static final Pattern ADDRESS = Pattern.compile("([^{}\\s]+:\\d+)}*$");
 
-    /** The server behind {@code redis} (the current master behind a Sentinel client), or {@code fallback}. */
-    static MemoryServer of(UnifiedJedis redis, String fallback) {
-        if (redis instanceof JedisPooled pooled) {
-            AtomicReference<String> name = new AtomicReference<>(fallback);
-            return new MemoryServer(name::get, () -> {
-                try (Connection connection = pooled.getPool().getResource()) {
-                    name.set(address(connection, fallback));
-                    return new Jedis(connection).info("memory");
-                }
-            });
-        }
-        if (redis instanceof JedisSentineled sentineled) {
-            return new MemoryServer(() -> String.valueOf(sentineled.getCurrentMaster()), () -> redis.info("memory"));
-        }
-        return new MemoryServer(() -> fallback, () -> redis.info("memory"));
+    /** The server behind {@code redis}, named {@code name}: asked through the client. */
+    static MemoryServer of(UnifiedJedis redis, String name) {
+        return new MemoryServer(() -> name, () -> redis.info("memory"));
+    }
+
+    /**
+     * The server behind {@code pool}, named by its {@code host:port} once a connection told it (else
+     * {@code fallback}), read on a connection of the pool.
+     */
+    static MemoryServer pooled(Pool<Connection> pool, String fallback) {
+        AtomicReference<String> name = new AtomicReference<>(fallback);
+        return new MemoryServer(name::get, () -> {
+            try (Connection connection = pool.getResource()) {
+                name.set(address(connection, fallback));
+                return new Jedis(connection).info("memory");
+            }
+        });
     }
 
     /** This server named {@code prefix} and {@code given}, or {@code prefix} and its own name. */
@@ -61,9 +61,9 @@ record MemoryServer(Supplier<String> name, Supplier<String> infoMemory) {
      * The cluster's masters, from the first node that answers {@code CLUSTER SLOTS} (Redis 3 and
      * later, so 6.2 clusters too), each read through the connection the client uses for its slots.
      */
-    static List<MemoryServer> clusterMasters(JedisCluster cluster) {
+    static List<MemoryServer> clusterMasters(Topology.Cluster cluster) {
         RuntimeException last = null;
-        for (ConnectionPool pool : cluster.getClusterNodes().values()) {
+        for (ConnectionPool pool : cluster.nodes().values()) {
             List<Object> slots;
             try (Connection connection = pool.getResource()) {
                 slots = new Jedis(connection).clusterSlots();
@@ -82,7 +82,7 @@ record MemoryServer(Supplier<String> name, Supplier<String> infoMemory) {
             }
             List<MemoryServer> masters = new ArrayList<>();
             firstSlots.forEach((name, slot) -> masters.add(new MemoryServer(() -> name, () -> {
-                try (Connection connection = cluster.getConnectionFromSlot(slot)) {
+                try (Connection connection = cluster.connectionToSlot(slot)) {
                     return new Jedis(connection).info("memory");
                 }
             })));

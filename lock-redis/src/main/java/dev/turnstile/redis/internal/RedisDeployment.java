@@ -9,6 +9,7 @@ import redis.clients.jedis.UnifiedJedis;
  */
 final class RedisDeployment implements AutoCloseable {
 
+    private final Topology topology;
     private final TurnstileOptions options;
     private final Leases leases;
     private final RedisKeys keys;
@@ -16,13 +17,21 @@ final class RedisDeployment implements AutoCloseable {
     private final SignalMode signalMode;
     private final ReleaseSignals signals;
 
+    /** @throws IllegalArgumentException if Turnstile cannot use {@code redis} (see {@link Topology#of}) */
     RedisDeployment(UnifiedJedis redis, TurnstileOptions options) {
+        this.topology = Topology.of(redis);
         this.options = options;
         this.leases = new Leases(options);
         this.keys = new RedisKeys(options.keyPrefix());
         this.scripts = new ScriptRunner(redis, options.minReplicas(), options.replicaTimeout());
-        this.signalMode = new SignalMode(redis);
-        this.signals = new ReleaseSignals(redis, options.keyPrefix(), this.leases.watchdog(), this.signalMode::sharded);
+        this.signalMode = new SignalMode(this.topology);
+        this.signals = new ReleaseSignals(
+                redis, this.topology, options.keyPrefix(), this.leases.watchdog(), this.signalMode::sharded);
+    }
+
+    /** The deployment behind the client. */
+    Topology topology() {
+        return this.topology;
     }
 
     TurnstileOptions options() {

@@ -55,7 +55,8 @@ public final class RedlockEngine implements AutoCloseable {
         this.nodeTimeout = nodeTimeout;
         this.attempts = attempts;
         this.retryDelay = retryDelay;
-        this.eviction = EvictionCheck.ofMasters(this.masters, names);
+        this.eviction =
+                EvictionCheck.ofMasters(this.masters.stream().map(Topology::of).toList(), names);
         Watchdog watchdog = this.leases.watchdog();
         this.eviction.start(watchdog::execute, watchdog::isRunning);
     }

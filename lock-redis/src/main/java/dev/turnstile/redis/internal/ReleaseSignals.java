@@ -11,10 +11,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.util.Pool;
 
 /**
  * Wakes waiters when a lock or permit is released, through one shared pub/sub connection per
@@ -38,6 +38,7 @@ final class ReleaseSignals implements AutoCloseable {
     private static final long HEARTBEAT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final UnifiedJedis redis;
+    private final Topology topology;
     private final Watchdog heartbeat;
     private final java.util.function.BooleanSupplier sharded;
     private @Nullable ShardedSignalConnections shardedConnections;
@@ -57,8 +58,13 @@ final class ReleaseSignals implements AutoCloseable {
      * @param heartbeat the scheduler that checks the connection with a PING every 10 s
      */
     public ReleaseSignals(
-            UnifiedJedis redis, String prefix, Watchdog heartbeat, java.util.function.BooleanSupplier sharded) {
+            UnifiedJedis redis,
+            Topology topology,
+            String prefix,
+            Watchdog heartbeat,
+            java.util.function.BooleanSupplier sharded) {
         this.redis = redis;
+        this.topology = topology;
         this.heartbeat = heartbeat;
         this.sharded = sharded;
         this.controlChannel = prefix + ":signals:" + UUID.randomUUID();
@@ -140,7 +146,7 @@ final class ReleaseSignals implements AutoCloseable {
     private @Nullable ShardedSignalConnections shardedConnections() {
         if (this.shardedConnections == null && this.sharded.getAsBoolean()) {
             this.shardedConnections = new ShardedSignalConnections(
-                    (redis.clients.jedis.JedisCluster) this.redis,
+                    (Topology.Cluster) this.topology,
                     new ShardedSignalConnections.Events() {
                         @Override
                         public void confirmed(String channel) {
@@ -240,11 +246,12 @@ final class ReleaseSignals implements AutoCloseable {
      * it would read as its own answer.
      */
     private void subscribe(Listener listener) {
-        if (!(this.redis instanceof JedisPooled pooled)) {
+        Pool<Connection> pool = this.topology.pool();
+        if (pool == null) {
             this.redis.subscribe(listener, this.controlChannel);
             return;
         }
-        Connection connection = pooled.getPool().getResource();
+        Connection connection = pool.getResource();
         try {
             listener.proceed(connection, this.controlChannel);
         } finally {

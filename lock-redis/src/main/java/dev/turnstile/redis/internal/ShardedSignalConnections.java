@@ -14,7 +14,6 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisShardedPubSub;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.resps.ClusterShardInfo;
@@ -51,7 +50,7 @@ final class ShardedSignalConnections {
         void lost(Collection<String> channels);
     }
 
-    private final JedisCluster cluster;
+    private final Topology.Cluster cluster;
     private final Events events;
     private final String anchorPrefix;
     private final Watchdog scheduler;
@@ -68,7 +67,7 @@ final class ShardedSignalConnections {
      *     while it carries no waiter's channel (so waits do not pay for a new connection)
      * @param scheduler runs retries and the heartbeat
      */
-    ShardedSignalConnections(JedisCluster cluster, Events events, String anchorPrefix, Watchdog scheduler) {
+    ShardedSignalConnections(Topology.Cluster cluster, Events events, String anchorPrefix, Watchdog scheduler) {
         this.cluster = cluster;
         this.events = events;
         this.anchorPrefix = anchorPrefix;
@@ -210,7 +209,7 @@ final class ShardedSignalConnections {
 
     /** The master of every slot, or null while some slot has none online (never cached then). */
     private String @Nullable [] loadSlotOwners() {
-        for (ConnectionPool pool : this.cluster.getClusterNodes().values()) {
+        for (ConnectionPool pool : this.cluster.nodes().values()) {
             try (Connection connection = pool.getResource()) {
                 String[] owners = new String[16384];
                 for (ClusterShardInfo shard : new Jedis(connection).clusterShards()) {
@@ -374,8 +373,7 @@ final class ShardedSignalConnections {
         }
 
         private void run() {
-            ConnectionPool pool =
-                    ShardedSignalConnections.this.cluster.getClusterNodes().get(this.node);
+            ConnectionPool pool = ShardedSignalConnections.this.cluster.nodes().get(this.node);
             Connection own = null;
             try {
                 if (pool != null) {

@@ -8,8 +8,6 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Whether release signals use sharded pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE}): on a Redis
@@ -23,13 +21,13 @@ final class SignalMode {
     /** How long after a failed version probe the next one may run. */
     private static final long PROBE_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final UnifiedJedis redis;
+    private final Topology topology;
     private volatile @Nullable Boolean sharded;
     private volatile long nextProbeNanos = System.nanoTime();
 
-    /** The mode for {@code redis}. */
-    public SignalMode(UnifiedJedis redis) {
-        this.redis = redis;
+    /** The mode for the deployment {@code topology}. */
+    public SignalMode(Topology topology) {
+        this.topology = topology;
     }
 
     /** Returns whether release signals use sharded pub/sub. */
@@ -38,7 +36,7 @@ final class SignalMode {
         if (decided != null) {
             return decided;
         }
-        if (!(this.redis instanceof JedisCluster cluster)) {
+        if (!(this.topology instanceof Topology.Cluster cluster)) {
             this.sharded = false;
             return false;
         }
@@ -62,8 +60,8 @@ final class SignalMode {
     }
 
     /** The cluster's major version, from the first node that answers; empty if none does. */
-    private static OptionalInt majorVersion(JedisCluster cluster) {
-        for (ConnectionPool pool : cluster.getClusterNodes().values()) {
+    private static OptionalInt majorVersion(Topology.Cluster cluster) {
+        for (ConnectionPool pool : cluster.nodes().values()) {
             try (Connection connection = pool.getResource()) {
                 String info = new Jedis(connection).info("server");
                 return info.lines()

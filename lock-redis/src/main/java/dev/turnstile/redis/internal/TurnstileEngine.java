@@ -27,7 +27,7 @@ public final class TurnstileEngine implements AutoCloseable {
     public TurnstileEngine(UnifiedJedis redis, TurnstileOptions options) {
         this.deployment = new RedisDeployment(redis, options);
         this.locks = new Locks(this.deployment);
-        this.eviction = EvictionCheck.of(redis);
+        this.eviction = EvictionCheck.of(this.deployment.topology());
         Watchdog watchdog = this.deployment.leases().watchdog();
         this.eviction.start(watchdog::execute, watchdog::isRunning);
     }

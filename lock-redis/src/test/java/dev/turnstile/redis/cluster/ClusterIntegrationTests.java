@@ -23,14 +23,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
-/** Locks and semaphores through JedisCluster on a real cluster of 3 masters and 3 replicas. */
+/** Locks and semaphores through a cluster client on a real cluster of 3 masters and 3 replicas. */
 class ClusterIntegrationTests {
 
     private static RedisCluster cluster;
-    private JedisCluster client;
+    private UnifiedJedis client;
     private Turnstile turnstile;
 
     @BeforeAll

@@ -3,12 +3,12 @@ package dev.turnstile.redis.history;
 import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
+import dev.turnstile.test.redis.RedisClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.UnifiedJedis;
 
 /** Connects one holder process of a history run to its Redis deployment. */
@@ -36,7 +36,7 @@ final class Deployment {
 
     /** Connects to the servers on {@code ports} (one, or Redlock's masters) as {@code primitive} needs. */
     static Clients connect(Primitive primitive, String ports, Duration lease) {
-        List<JedisPooled> clients = new ArrayList<>();
+        List<UnifiedJedis> clients = new ArrayList<>();
         for (String port : ports.split(",")) {
             clients.add(client(new HostAndPort("127.0.0.1", Integer.parseInt(port))));
         }
@@ -63,8 +63,8 @@ final class Deployment {
         return new Clients(builder.build(), clients);
     }
 
-    static JedisPooled client(HostAndPort address) {
-        return new JedisPooled(
+    static UnifiedJedis client(HostAndPort address) {
+        return RedisClients.standalone(
                 address,
                 DefaultJedisClientConfig.builder()
                         .timeoutMillis((int) TIMEOUT.toMillis())

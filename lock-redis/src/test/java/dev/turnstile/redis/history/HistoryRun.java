@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -316,7 +315,7 @@ final class HistoryRun {
         private void raiseFence(RedisServer server) {
             List<String> names =
                     this.primitive == Primitive.MULTI_LOCK ? Workload.MULTI_NAMES : List.of(Workload.LOCK_NAME);
-            try (JedisPooled client = server.newClient(Deployment.TIMEOUT)) {
+            try (UnifiedJedis client = server.newClient(Deployment.TIMEOUT)) {
                 for (String name : names) {
                     String key = this.primitive.isSemaphore()
                             ? "turnstile:sem:{" + name + "}:fence"

@@ -10,7 +10,7 @@ import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 class LockInspectorIntegrationTests {
 
@@ -19,7 +19,7 @@ class LockInspectorIntegrationTests {
 
     @Test
     void findsLockKeysWithoutTtlAndTurnstilesLocksAndSemaphores() {
-        JedisPooled client = redis.server().client();
+        UnifiedJedis client = redis.server().client();
         client.setnx("lock:market", "holder-that-crashed"); // the book's naive lock: no TTL, ever
         client.set("orders:lock:7", "x");
         client.set("unrelated", "no ttl but not a lock");

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /** What one Redlock master answers to a proposed fencing token, on a real server. */
 class RedlockAcquireScriptIntegrationTests {
@@ -21,7 +21,7 @@ class RedlockAcquireScriptIntegrationTests {
 
     private static final List<String> KEYS = List.of("turnstile:lock:{script}", "turnstile:fence:{script}");
 
-    private JedisPooled client;
+    private UnifiedJedis client;
 
     @BeforeEach
     void connect() {

@@ -3,6 +3,7 @@ package dev.turnstile.redis.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.turnstile.test.redis.RedisClients;
 import dev.turnstile.test.redis.RedisServer;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
@@ -13,7 +14,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.UnifiedJedis;
 
 /** Calls to three real masters: on the caller's thread while they answer, through their pools when not. */
@@ -25,7 +25,7 @@ class RedlockNodesIntegrationTests {
     private static final LuaScript ECHO = LuaScript.of("return ARGV[1]");
     private static final List<RedisServer> masters = new ArrayList<>();
 
-    private final List<JedisPooled> clients = new ArrayList<>();
+    private final List<UnifiedJedis> clients = new ArrayList<>();
     private RedlockNodes nodes;
 
     @BeforeEach
@@ -45,7 +45,7 @@ class RedlockNodesIntegrationTests {
     @AfterEach
     void close() {
         this.nodes.close();
-        this.clients.forEach(JedisPooled::close);
+        this.clients.forEach(UnifiedJedis::close);
     }
 
     private List<RedlockNodes.Answer<Object>> echo(int index, long timeoutMillis) {
@@ -80,11 +80,11 @@ class RedlockNodesIntegrationTests {
     @Test
     void closingGivesEveryConnectionItHeldBackToTheClientsPools() {
         warmUp();
-        assertThat(this.clients).allMatch(client -> client.getPool().getNumActive() > 0);
+        assertThat(this.clients).allMatch(client -> RedisClients.poolOf(client).getNumActive() > 0);
         this.nodes.close();
         await().atMost(Duration.ofSeconds(5))
                 .untilAsserted(() -> assertThat(this.clients)
-                        .allMatch(client -> client.getPool().getNumActive() == 0));
+                        .allMatch(client -> RedisClients.poolOf(client).getNumActive() == 0));
     }
 
     @Test

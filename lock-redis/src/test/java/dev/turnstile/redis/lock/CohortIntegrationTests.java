@@ -26,8 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The lock cohort: a grant passed between threads of one process without Redis, with fencing
@@ -39,7 +39,7 @@ class CohortIntegrationTests {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private JedisPooled client;
+    private UnifiedJedis client;
     private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
     private Turnstile turnstile;
     private ExecutorService threads;
@@ -238,7 +238,7 @@ class CohortIntegrationTests {
         try (Turnstile withoutCohort = Turnstile.builder(this.client)
                         .lockCohort(1, Duration.ofMillis(20))
                         .build();
-                JedisPooled elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
+                UnifiedJedis elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile elsewhere = Turnstile.builder(elsewhereClient).build()) {
             NamedLock lock = withoutCohort.lock(name);
             Lease first = lock.acquire(Duration.ZERO, null);
@@ -271,7 +271,7 @@ class CohortIntegrationTests {
     @Test
     void aPassedOnGrantTooShortToHoldGoesBackToRedisWithTheHeadStartForAProcessToldOfIt() throws Exception {
         String name = "late-wake";
-        try (JedisPooled elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
+        try (UnifiedJedis elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile elsewhere = Turnstile.builder(elsewhereClient).build()) {
             NamedLock lock = this.turnstile.lock(name);
             // The holder's fixed lease of 1 s may be passed on with 100 ms left; the next thread asks
@@ -306,7 +306,7 @@ class CohortIntegrationTests {
      * 2 ms to wake up and try (a busy machine), then completes {@code theirTry} with what it got.
      */
     private JedisPubSub slowWaiter(
-            JedisPooled client, Turnstile elsewhere, String name, CompletableFuture<Optional<Lease>> theirTry) {
+            UnifiedJedis client, Turnstile elsewhere, String name, CompletableFuture<Optional<Lease>> theirTry) {
         JedisPubSub waiter = new JedisPubSub() {
             @Override
             public void onMessage(String channel, String message) {

@@ -18,7 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /** Crashed holders, frozen holders, and a Redis that goes away. */
 class LockFailureIntegrationTests {
@@ -33,7 +33,7 @@ class LockFailureIntegrationTests {
                 holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30)).split(" ")[2]);
         holder.kill();
 
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             Lease lease = turnstile.lock("crash").acquire(Duration.ofSeconds(10), null);
             long acquiredAt = System.nanoTime();
@@ -47,7 +47,7 @@ class LockFailureIntegrationTests {
     void watchdogLockOfAKilledHolderComesBackAfterOneLease() {
         ChildJvm holder = redis.startChild(LockHolderMain.class, "hold", port(), "crash-watchdog", "0", "1000");
         holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30));
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             await().during(Duration.ofMillis(1500))
                     .atMost(Duration.ofSeconds(3))
@@ -65,7 +65,7 @@ class LockFailureIntegrationTests {
         long staleToken = Long.parseLong(
                 holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30)).split(" ")[1]);
         holder.pause();
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             Lease current = turnstile.lock("frozen").acquire(Duration.ofSeconds(10), Duration.ofSeconds(30));
             String owner = client.get("turnstile:lock:{frozen}");
@@ -91,7 +91,7 @@ class LockFailureIntegrationTests {
     @Test
     void acquireFailsFastWhileRedisIsDownAndWorksAfterRestart() {
         RedisServer server = redis.server();
-        try (JedisPooled client = server.newClient(Duration.ofMillis(500));
+        try (UnifiedJedis client = server.newClient(Duration.ofMillis(500));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             server.kill();
             assertTimeoutPreemptively(
@@ -112,7 +112,7 @@ class LockFailureIntegrationTests {
         // A short lease: the acquire's script may already sit in a pooled connection's socket when
         // Redis freezes, run when it resumes and grant the lock to an owner that gave up (whose
         // release could not reach Redis either); that grant holds the name for its lease at most.
-        try (JedisPooled client = server.newClient(Duration.ofMillis(500));
+        try (UnifiedJedis client = server.newClient(Duration.ofMillis(500));
                 Turnstile turnstile = Turnstile.builder(client)
                         .defaultLease(Duration.ofSeconds(2))
                         .build()) {
@@ -136,7 +136,7 @@ class LockFailureIntegrationTests {
     void watchdogRidesOutARedisRestartShorterThanTheLease() {
         RedisServer server = redis.server();
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
-        try (JedisPooled client = server.newClient(Duration.ofMillis(500));
+        try (UnifiedJedis client = server.newClient(Duration.ofMillis(500));
                 Turnstile turnstile = Turnstile.builder(client)
                         .defaultLease(Duration.ofSeconds(4))
                         .listener(lost::add)
@@ -156,7 +156,7 @@ class LockFailureIntegrationTests {
     void watchdogRidesOutAFrozenRedisShorterThanTheLease() {
         RedisServer server = redis.server();
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
-        try (JedisPooled client = server.newClient(Duration.ofMillis(300));
+        try (UnifiedJedis client = server.newClient(Duration.ofMillis(300));
                 Turnstile turnstile = Turnstile.builder(client)
                         .defaultLease(Duration.ofSeconds(3))
                         .listener(lost::add)
@@ -177,7 +177,7 @@ class LockFailureIntegrationTests {
     void leaseIsReportedLostWhenRedisStaysAwayPastItsDeadline() {
         RedisServer server = redis.server();
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
-        try (JedisPooled client = server.newClient(Duration.ofMillis(300));
+        try (UnifiedJedis client = server.newClient(Duration.ofMillis(300));
                 Turnstile turnstile = Turnstile.builder(client)
                         .defaultLease(Duration.ofMillis(900))
                         .listener(lost::add)

@@ -3,6 +3,7 @@ package dev.turnstile.redis.lock;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.RedisClients;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +13,9 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A second process for lock tests, driven through its standard input and output.
@@ -35,7 +38,9 @@ public final class LockHolderMain {
 
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[1]);
-        try (JedisPooled redis = new JedisPooled("127.0.0.1", port)) {
+        try (UnifiedJedis redis = RedisClients.standalone(
+                new HostAndPort("127.0.0.1", port),
+                DefaultJedisClientConfig.builder().build())) {
             if (args[0].equals("hold")) {
                 hold(redis, args[2], Long.parseLong(args[3]), Long.parseLong(args[4]));
             } else if (args[0].equals("churn")) {
@@ -47,7 +52,7 @@ public final class LockHolderMain {
         System.exit(0);
     }
 
-    private static void hold(JedisPooled redis, String name, long leaseMillis, long defaultLeaseMillis)
+    private static void hold(UnifiedJedis redis, String name, long leaseMillis, long defaultLeaseMillis)
             throws Exception {
         Turnstile turnstile = Turnstile.builder(redis)
                 .defaultLease(Duration.ofMillis(defaultLeaseMillis))
@@ -81,7 +86,7 @@ public final class LockHolderMain {
         }
     }
 
-    private static void churn(JedisPooled redis, String name, int threads, long defaultLeaseMillis) throws Exception {
+    private static void churn(UnifiedJedis redis, String name, int threads, long defaultLeaseMillis) throws Exception {
         Turnstile turnstile = Turnstile.builder(redis)
                 .defaultLease(Duration.ofMillis(defaultLeaseMillis))
                 .build();
@@ -102,7 +107,7 @@ public final class LockHolderMain {
         }
     }
 
-    private static void count(JedisPooled redis, String name, int threads, int increments) throws Exception {
+    private static void count(UnifiedJedis redis, String name, int threads, int increments) throws Exception {
         try (Turnstile turnstile = Turnstile.builder(redis).build()) {
             System.out.println("READY");
             new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
@@ -127,7 +132,7 @@ public final class LockHolderMain {
 
         private CounterWork() {}
 
-        static List<long[]> run(NamedLock lock, JedisPooled redis, String counterKey, int threads, int increments)
+        static List<long[]> run(NamedLock lock, UnifiedJedis redis, String counterKey, int threads, int increments)
                 throws Exception {
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             List<Future<List<long[]>>> results = new ArrayList<>();

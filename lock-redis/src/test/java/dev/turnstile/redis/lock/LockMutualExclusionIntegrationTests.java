@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /** Hunts for two holders at once: threads of two JVMs, one counter that only a lock keeps exact. */
 class LockMutualExclusionIntegrationTests {
@@ -38,7 +38,7 @@ class LockMutualExclusionIntegrationTests {
         child.awaitLineStartingWith("READY", Duration.ofSeconds(30));
 
         List<long[]> intervals;
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(5));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             child.send("go");
             intervals = new ArrayList<>(
@@ -70,7 +70,7 @@ class LockMutualExclusionIntegrationTests {
 
     @Test
     void aBusyProcessDoesNotStarveAnother() throws Exception {
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(5));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile first = Turnstile.builder(client).build();
                 Turnstile second = Turnstile.builder(client).build()) {
             AtomicInteger firstCount = new AtomicInteger();

@@ -9,6 +9,7 @@ import dev.turnstile.redis.LeaseLostEvent.Reason;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.test.redis.PartitionProxy;
+import dev.turnstile.test.redis.RedisClients;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
 import java.util.List;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A holder cut off from Redis by a network partition (bytes held back, nothing closed) must hear
@@ -35,9 +36,9 @@ class PartitionIntegrationTests {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     private PartitionProxy proxy;
-    private JedisPooled cutOffClient;
+    private UnifiedJedis cutOffClient;
     private Turnstile cutOff;
-    private JedisPooled directClient;
+    private UnifiedJedis directClient;
     private Turnstile direct;
     private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
 
@@ -45,7 +46,7 @@ class PartitionIntegrationTests {
     void connect() {
         this.proxy = PartitionProxy.to(redis.server().hostAndPort());
         // A socket timeout well past the lease: a renewal sent into the partition blocks that long.
-        this.cutOffClient = new JedisPooled(
+        this.cutOffClient = RedisClients.standalone(
                 this.proxy.hostAndPort(),
                 DefaultJedisClientConfig.builder().socketTimeoutMillis(8000).build());
         this.cutOff = Turnstile.builder(this.cutOffClient)

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
 
 class RedisLockIntegrationTests {
 
@@ -32,7 +32,7 @@ class RedisLockIntegrationTests {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
-    private JedisPooled client;
+    private UnifiedJedis client;
     private Turnstile turnstile;
     /** Another instance: its waiters contend in Redis, not in this instance's local queue. */
     private Turnstile otherProcess;

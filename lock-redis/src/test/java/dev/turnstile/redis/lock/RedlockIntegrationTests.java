@@ -25,7 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /** Redlock over five independent masters, each a real redis-server that the tests stop and freeze. */
@@ -35,7 +35,7 @@ class RedlockIntegrationTests {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     private static final List<RedisServer> masters = new ArrayList<>();
-    private final List<JedisPooled> clients = new ArrayList<>();
+    private final List<UnifiedJedis> clients = new ArrayList<>();
 
     @BeforeEach
     void startMasters() {
@@ -57,7 +57,7 @@ class RedlockIntegrationTests {
 
     @AfterEach
     void closeClients() {
-        this.clients.forEach(JedisPooled::close);
+        this.clients.forEach(UnifiedJedis::close);
     }
 
     private Redlock redlock(Duration nodeTimeout) {
@@ -203,7 +203,7 @@ class RedlockIntegrationTests {
 
     @Test
     void fencingTokensKeepIncreasingWhenTheGrantingMajorityChanges() {
-        List<JedisPooled> three = this.clients.subList(0, 3);
+        List<UnifiedJedis> three = this.clients.subList(0, 3);
         // Masters 0 and 1 hold a token 5 s ahead (as a client with a fast clock leaves a majority):
         // the first grant takes a token above it, on all three.
         long ahead;
@@ -234,7 +234,7 @@ class RedlockIntegrationTests {
 
     @Test
     void aSlowRenewalOnTwoMastersIsRetriedUntilTheDeadlineNotReportedLost() {
-        List<JedisPooled> three = this.clients.subList(0, 3);
+        List<UnifiedJedis> three = this.clients.subList(0, 3);
         List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (Redlock redlock = Redlock.builder(three)
                 .defaultLease(Duration.ofSeconds(3))
@@ -455,7 +455,7 @@ class RedlockIntegrationTests {
                 masters.get(4).restart();
                 masters.get(0).pause(); // A's other masters are now unreachable to B, as in a partition
                 masters.get(1).pause();
-                List<JedisPooled> fresh = new ArrayList<>();
+                List<UnifiedJedis> fresh = new ArrayList<>();
                 for (RedisServer master : masters) {
                     fresh.add(master.newClient(Duration.ofMillis(300)));
                 }
@@ -468,7 +468,7 @@ class RedlockIntegrationTests {
                         doubles++;
                     }
                 } finally {
-                    fresh.forEach(JedisPooled::close);
+                    fresh.forEach(UnifiedJedis::close);
                 }
                 masters.get(0).resume();
                 masters.get(1).resume();

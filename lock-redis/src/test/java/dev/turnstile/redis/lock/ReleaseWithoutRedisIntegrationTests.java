@@ -11,7 +11,7 @@ import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /** A holder whose Redis is gone: {@code release()} says so with an exception, {@code close()} only logs. */
 class ReleaseWithoutRedisIntegrationTests {
@@ -22,7 +22,7 @@ class ReleaseWithoutRedisIntegrationTests {
     @Test
     void releaseThrowsRedisUnavailableWhileCloseLogsAndNeitherTouchesAnotherOwner() {
         RedisServer server = redis.startServer(b -> b);
-        try (JedisPooled client = server.newClient(Duration.ofMillis(500));
+        try (UnifiedJedis client = server.newClient(Duration.ofMillis(500));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             Lease held = turnstile.lock("report").acquire(Duration.ZERO, Duration.ofSeconds(30));
             server.kill();

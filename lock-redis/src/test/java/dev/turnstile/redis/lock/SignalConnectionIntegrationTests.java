@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.RedisClients;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The release signals borrow their pub/sub connection from the application's pool: it must come
@@ -35,10 +36,10 @@ class SignalConnectionIntegrationTests {
         pool.setMaxTotal(3);
         pool.setMaxIdle(3);
         pool.setLifo(true); // the connection returned last is borrowed next
-        try (JedisPooled client = new JedisPooled(
-                pool,
+        try (UnifiedJedis client = RedisClients.standalone(
                 redis.server().hostAndPort(),
-                DefaultJedisClientConfig.builder().timeoutMillis(2_000).build())) {
+                DefaultJedisClientConfig.builder().timeoutMillis(2_000).build(),
+                pool)) {
             client.set("probe", "ok");
             ExecutorService threads = Executors.newCachedThreadPool();
             try {

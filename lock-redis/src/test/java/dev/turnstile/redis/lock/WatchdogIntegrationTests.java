@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 class WatchdogIntegrationTests {
 
@@ -22,7 +22,7 @@ class WatchdogIntegrationTests {
     @Test
     void holderWorkingThreeTimesItsLeaseKeepsTheLockThroughout() {
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
                 Turnstile holder = Turnstile.builder(client)
                         .defaultLease(Duration.ofMillis(600))
                         .listener(lost::add)
@@ -44,7 +44,7 @@ class WatchdogIntegrationTests {
 
     @Test
     void thousandWatchdogRoundsLeaveNoKeysAndNoRenewalsBehind() {
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client)
                         .defaultLease(Duration.ofMillis(300))
                         .build()) {

@@ -4,13 +4,14 @@ import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.lock.Redlock;
+import dev.turnstile.test.redis.RedisClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A worker process of the Redlock nemesis: increments the fenced register under one Redlock lock
@@ -27,9 +28,9 @@ public final class RedlockWorkerMain {
     private RedlockWorkerMain() {}
 
     public static void main(String[] args) throws Exception {
-        List<JedisPooled> masters = new ArrayList<>();
+        List<UnifiedJedis> masters = new ArrayList<>();
         for (String port : args[0].split(",")) {
-            masters.add(new JedisPooled(
+            masters.add(RedisClients.standalone(
                     new HostAndPort("127.0.0.1", Integer.parseInt(port)),
                     DefaultJedisClientConfig.builder().timeoutMillis(300).build()));
         }
@@ -39,7 +40,9 @@ public final class RedlockWorkerMain {
         int acks = 0;
         int stale = 0;
         int unavailable = 0;
-        try (JedisPooled registerClient = new JedisPooled("127.0.0.1", Integer.parseInt(args[1]));
+        try (UnifiedJedis registerClient = RedisClients.standalone(
+                        new HostAndPort("127.0.0.1", Integer.parseInt(args[1])),
+                        DefaultJedisClientConfig.builder().build());
                 Redlock redlock = Redlock.builder(masters)
                         .nodeTimeout(Duration.ofMillis(100))
                         .retryDelay(Duration.ofMillis(30))
@@ -71,7 +74,7 @@ public final class RedlockWorkerMain {
                 }
             }
         } finally {
-            masters.forEach(JedisPooled::close);
+            masters.forEach(UnifiedJedis::close);
         }
         System.out.println("DONE " + acks + " " + stale + " " + unavailable);
         System.out.flush();

@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A fair semaphore serves waiters in ticket order; a waiter whose process crashed keeps its place
@@ -25,7 +25,7 @@ class FairSemaphoreCrashedWaiterIntegrationTests {
     @Test
     void aWaiterKilledInTheQueueLosesItsPlaceWithinFiveSecondsAndTheNextWaiterIsServed() throws Exception {
         String queue = "turnstile:sem:{partner}:queue";
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(5));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile holderSide = Turnstile.builder(client).build();
                 Turnstile nextSide = Turnstile.builder(client).build()) {
             Permit held = holderSide.semaphore("partner", 1).fair().acquire(Duration.ZERO, null);

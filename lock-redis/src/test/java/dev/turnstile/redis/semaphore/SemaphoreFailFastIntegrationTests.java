@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /** Fail-fast, counted on the wire with MONITOR (one server). */
 class SemaphoreFailFastIntegrationTests {
@@ -23,7 +23,7 @@ class SemaphoreFailFastIntegrationTests {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private JedisPooled client;
+    private UnifiedJedis client;
     private Turnstile turnstile;
 
     @BeforeEach

@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /** Hunts for more than N holders: two JVMs, a crashed holder, and clients with skewed clocks. */
 class SemaphoreLimitIntegrationTests {
@@ -27,7 +27,7 @@ class SemaphoreLimitIntegrationTests {
                 SemaphoreWorkerMain.class, "cycle", port(), "partner-api", "5", "16", Integer.toString(cycles));
         child.awaitLineStartingWith("READY", Duration.ofSeconds(30));
         long parentMax;
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(5));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             child.send("go");
             parentMax =
@@ -50,7 +50,7 @@ class SemaphoreLimitIntegrationTests {
         long childSent = Long.parseLong(
                 holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30)).split(" ")[1]);
         holder.kill();
-        try (JedisPooled client = redis.server().newClient(Duration.ofSeconds(2));
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             RedisSemaphore semaphore = turnstile.semaphore("crash", 3);
             for (int slot = 0; slot < 3; slot++) {
@@ -67,7 +67,7 @@ class SemaphoreLimitIntegrationTests {
     void clockSkewLetsTheBooksSemaphoreOverfillButNotRedisSemaphore() {
         int rounds = 200;
         AtomicLong realClock = new AtomicLong(1_000_000);
-        JedisPooled client = redis.server().client();
+        UnifiedJedis client = redis.server().client();
         // Client A's clock runs 10 ms ahead of client B's; B calls 1 ms (real time) after A.
         BookSemaphore fast = new BookSemaphore(client, "book-sem", 1, 10_000, () -> realClock.get() + 10);
         BookSemaphore slow = new BookSemaphore(client, "book-sem", 1, 10_000, realClock::get);

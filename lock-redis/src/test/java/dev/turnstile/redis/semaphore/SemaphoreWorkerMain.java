@@ -2,6 +2,7 @@ package dev.turnstile.redis.semaphore;
 
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.RedisClients;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +12,9 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A second process for semaphore tests.
@@ -33,7 +36,9 @@ public final class SemaphoreWorkerMain {
         String name = args[2];
         int limit = Integer.parseInt(args[3]);
         BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        try (JedisPooled redis = new JedisPooled("127.0.0.1", port);
+        try (UnifiedJedis redis = RedisClients.standalone(
+                        new HostAndPort("127.0.0.1", port),
+                        DefaultJedisClientConfig.builder().build());
                 Turnstile turnstile = Turnstile.builder(redis).build()) {
             RedisSemaphore semaphore = turnstile.semaphore(name, limit);
             if (args[0].equals("wait-fair")) {
@@ -68,7 +73,7 @@ public final class SemaphoreWorkerMain {
 
         private HolderCount() {}
 
-        static long cycle(RedisSemaphore semaphore, JedisPooled redis, int threads, int cycles) throws Exception {
+        static long cycle(RedisSemaphore semaphore, UnifiedJedis redis, int threads, int cycles) throws Exception {
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             List<Future<Long>> results = new ArrayList<>();
             for (int t = 0; t < threads; t++) {

@@ -16,8 +16,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisSentineled;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A master, one replica, three Sentinels. The master dies; the replica takes over. Without WAIT, a
@@ -29,7 +29,7 @@ class SentinelFailoverIntegrationTests {
     @Test
     void clientsContinueOnTheNewMasterAndFencingTokensKeepIncreasing() {
         try (RedisSentinelGroup group = RedisSentinelGroup.start(1);
-                JedisSentineled client = group.newClient(Duration.ofMillis(500));
+                UnifiedJedis client = group.newClient(Duration.ofMillis(500));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             long before;
             try (Lease lease = turnstile.lock("orders").acquire(Duration.ZERO, null)) {
@@ -63,7 +63,7 @@ class SentinelFailoverIntegrationTests {
     @Test
     void underMinReplicasAnExtensionOrRenewalNoReplicaConfirmedIsNotClaimed() {
         try (RedisSentinelGroup group = RedisSentinelGroup.start(1);
-                JedisSentineled client = group.newClient(Duration.ofMillis(500));
+                UnifiedJedis client = group.newClient(Duration.ofMillis(500));
                 Turnstile turnstile = Turnstile.builder(client)
                         .minReplicas(1, Duration.ofMillis(200))
                         .defaultLease(Duration.ofSeconds(1))
@@ -101,7 +101,7 @@ class SentinelFailoverIntegrationTests {
     @Test
     void underMinReplicasAHoldNoReplicaConfirmedIsReportedNotClaimedKept() {
         try (RedisSentinelGroup group = RedisSentinelGroup.start(1);
-                JedisSentineled client = group.newClient(Duration.ofMillis(500));
+                UnifiedJedis client = group.newClient(Duration.ofMillis(500));
                 Turnstile turnstile = Turnstile.builder(client)
                         .minReplicas(1, Duration.ofMillis(200))
                         .build()) {
@@ -130,7 +130,7 @@ class SentinelFailoverIntegrationTests {
     @Test
     void aFailoverThatLostTheLastIncrementGivesTheNextTokenFromTheNewMastersClockAboveTheLost() {
         try (RedisSentinelGroup group = RedisSentinelGroup.start(1);
-                JedisSentineled client = group.newClient(Duration.ofMillis(500));
+                UnifiedJedis client = group.newClient(Duration.ofMillis(500));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
             group.replicas().get(0).pause();
             try (Jedis master = group.initialMaster().connect()) {
@@ -159,7 +159,7 @@ class SentinelFailoverIntegrationTests {
     /** Returns 1 if two owners held the lock at once across a failover, else 0. */
     private int doubleGrant(int minReplicas) {
         try (RedisSentinelGroup group = RedisSentinelGroup.start(1);
-                JedisSentineled clientA = group.newClient(Duration.ofMillis(500));
+                UnifiedJedis clientA = group.newClient(Duration.ofMillis(500));
                 Turnstile a = Turnstile.builder(clientA)
                         .minReplicas(minReplicas, Duration.ofMillis(200))
                         .build()) {
@@ -181,7 +181,7 @@ class SentinelFailoverIntegrationTests {
             group.initialMaster().kill();
             group.replicas().get(0).resume();
             group.awaitFailover(oldMaster, Duration.ofSeconds(30));
-            try (JedisSentineled clientB = group.newClient(Duration.ofMillis(500));
+            try (UnifiedJedis clientB = group.newClient(Duration.ofMillis(500));
                     Turnstile b = Turnstile.builder(clientB).build()) {
                 Lease second = acquireOnceTheClientFollows(b, "invoice");
                 boolean both = first.get() != null && first.get().isHeld() && second.isHeld();

@@ -15,7 +15,7 @@ import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * With {@code turnstile.redlock.nodes}, {@code @DistributedLock} locks by Redlock over those masters;
@@ -38,7 +38,7 @@ class TurnstileRedlockConfiguration {
         SslBundle bundle = ssl.isEnabled() || uris.stream().anyMatch(uri -> "rediss".equals(uri.getScheme()))
                 ? bundle(ssl.getBundle(), bundles.getIfAvailable())
                 : null;
-        List<JedisPooled> clients = new ArrayList<>();
+        List<UnifiedJedis> clients = new ArrayList<>();
         for (URI uri : uris) {
             boolean tls = ssl.isEnabled() || "rediss".equals(uri.getScheme());
             clients.add(JedisClients.redlockMaster(uri, tls ? bundle : null));
@@ -98,10 +98,10 @@ class TurnstileRedlockConfiguration {
     }
 
     /** The clients of the Redlock masters, closed with the context. */
-    record RedlockMasters(List<JedisPooled> clients) implements AutoCloseable {
+    record RedlockMasters(List<UnifiedJedis> clients) implements AutoCloseable {
         @Override
         public void close() {
-            this.clients.forEach(JedisPooled::close);
+            this.clients.forEach(UnifiedJedis::close);
         }
     }
 }

@@ -9,7 +9,7 @@ import java.util.stream.IntStream;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A real Redis Cluster of {@code masters} masters with {@code replicasPerMaster} replicas each, all
@@ -72,11 +72,10 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     /** Returns a new cluster client with the given timeout; the caller closes it. */
-    public JedisCluster newClient(Duration timeout) {
-        return new JedisCluster(
+    public UnifiedJedis newClient(Duration timeout) {
+        return RedisClients.cluster(
                 seeds(),
-                DefaultJedisClientConfig.builder()
-                        .timeoutMillis((int) timeout.toMillis())
+                RedisClients.withProtocol(DefaultJedisClientConfig.builder().timeoutMillis((int) timeout.toMillis()))
                         .build(),
                 5);
     }

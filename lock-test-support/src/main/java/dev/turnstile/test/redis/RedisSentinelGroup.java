@@ -9,7 +9,7 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.JedisSentineled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A master, its replicas and three Sentinels, all real processes on free loopback ports; the
@@ -87,13 +87,13 @@ public final class RedisSentinelGroup implements AutoCloseable {
     }
 
     /** Returns a client that follows the master through failovers; the caller closes it. */
-    public JedisSentineled newClient(Duration timeout) {
-        JedisClientConfig master = DefaultJedisClientConfig.builder()
-                .timeoutMillis((int) timeout.toMillis())
+    public UnifiedJedis newClient(Duration timeout) {
+        JedisClientConfig master = RedisClients.withProtocol(
+                        DefaultJedisClientConfig.builder().timeoutMillis((int) timeout.toMillis()))
                 .build();
         JedisClientConfig sentinel =
                 DefaultJedisClientConfig.builder().timeoutMillis(1000).build();
-        return new JedisSentineled(MASTER_NAME, master, sentinelAddresses(), sentinel);
+        return RedisClients.sentinel(MASTER_NAME, master, sentinelAddresses(), sentinel);
     }
 
     /** Waits until the Sentinels report a master other than {@code oldPort}. */

@@ -18,12 +18,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLParameters;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -56,7 +57,7 @@ public final class RedisServer implements AutoCloseable {
     private final @Nullable String sentinelMonitor;
     private final TlsCertificates.@Nullable Identity tls;
     private @Nullable Process process;
-    private @Nullable JedisPooled client;
+    private @Nullable UnifiedJedis client;
 
     private RedisServer(Builder builder, int port) {
         this.binary = RedisServerBinary.locate();
@@ -109,11 +110,14 @@ public final class RedisServer implements AutoCloseable {
      */
     public JedisClientConfig clientConfig(Duration timeout) {
         DefaultJedisClientConfig.Builder config =
-                DefaultJedisClientConfig.builder().timeoutMillis((int) timeout.toMillis());
+                RedisClients.withProtocol(DefaultJedisClientConfig.builder().timeoutMillis((int) timeout.toMillis()));
         if (this.tls != null) {
+            // Parameters of its own, with no endpoint identification: Jedis 8 checks the host name
+            // when none are given, and Jedis 6 and 7 do not.
             config.ssl(true)
                     .sslSocketFactory(
-                            TlsCertificates.trusting(this.tls.authority()).getSocketFactory());
+                            TlsCertificates.trusting(this.tls.authority()).getSocketFactory())
+                    .sslParameters(new SSLParameters());
         }
         return config.build();
     }
@@ -133,7 +137,7 @@ public final class RedisServer implements AutoCloseable {
      * killed or closed (its connections would be dead). Its socket timeout is 2 s, so a test
      * against a paused server fails fast.
      */
-    public synchronized JedisPooled client() {
+    public synchronized UnifiedJedis client() {
         if (this.client == null) {
             this.client = newClient(Duration.ofSeconds(2));
         }
@@ -141,8 +145,8 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /** Returns a new pooled client with the given connect and socket timeout; the caller closes it. */
-    public JedisPooled newClient(Duration timeout) {
-        return new JedisPooled(hostAndPort(), clientConfig(timeout));
+    public UnifiedJedis newClient(Duration timeout) {
+        return RedisClients.standalone(hostAndPort(), clientConfig(timeout));
     }
 
     /** Opens a single, unpooled connection for server commands ({@code CLIENT LIST}, {@code DEBUG}); the caller closes it. */

@@ -7,8 +7,7 @@ import java.util.stream.Stream;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The Redis user the README gives Turnstile, created on servers the tests started: only the
@@ -93,22 +92,22 @@ public final class RestrictedRedisUser {
     }
 
     /** Returns a pooled client of {@code server} that authenticates as the user. */
-    public static JedisPooled connect(RedisServer server) {
+    public static UnifiedJedis connect(RedisServer server) {
         return connect(server, NAME);
     }
 
     /** Returns a pooled client of {@code server} that authenticates as user {@code name}. */
-    public static JedisPooled connect(RedisServer server, String name) {
-        return new JedisPooled(server.hostAndPort(), config(name));
+    public static UnifiedJedis connect(RedisServer server, String name) {
+        return RedisClients.standalone(server.hostAndPort(), config(name));
     }
 
     /** Returns a cluster client that authenticates as the user on every node. */
-    public static JedisCluster connect(RedisCluster cluster) {
-        return new JedisCluster(cluster.seeds(), config(NAME));
+    public static UnifiedJedis connect(RedisCluster cluster) {
+        return RedisClients.cluster(cluster.seeds(), config(NAME), 5);
     }
 
     private static JedisClientConfig config(String name) {
-        return DefaultJedisClientConfig.builder()
+        return RedisClients.withProtocol(DefaultJedisClientConfig.builder())
                 .user(name)
                 .password(PASSWORD)
                 .timeoutMillis((int) Duration.ofSeconds(2).toMillis())

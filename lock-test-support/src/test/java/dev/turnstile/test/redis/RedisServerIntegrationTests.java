@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
 class RedisServerIntegrationTests {
@@ -68,7 +68,7 @@ class RedisServerIntegrationTests {
     @Test
     void pausedServerAnswersNothingUntilResumed() {
         RedisServer server = redis.server();
-        try (JedisPooled client = server.newClient(Duration.ofMillis(300))) {
+        try (UnifiedJedis client = server.newClient(Duration.ofMillis(300))) {
             client.ping();
             server.pause();
             try {

@@ -11,9 +11,6 @@ import org.springframework.boot.ssl.SslOptions;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.JedisSentineled;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisURIHelper;
 
@@ -21,10 +18,14 @@ import redis.clients.jedis.util.JedisURIHelper;
  * Builds Turnstile's Jedis clients: the client of a {@link RedisConnection}, with the timeouts,
  * client name and pool of {@code spring.data.redis.*}, and the client of a Redlock master. Over TLS
  * the server's certificate must name the host connected to (checked as HTTPS does), and an SSL
- * bundle's ciphers and protocols apply. Uses only constructors that Jedis 6 (Spring Boot 3.5) and
- * Jedis 7 (Spring Boot 4) both have.
+ * bundle's ciphers and protocols apply. The clients are of the family the Jedis on the class path
+ * documents: {@code RedisClient}, {@code RedisSentinelClient} and {@code RedisClusterClient} from
+ * Jedis 7.2 (Spring Boot 4.1, Jedis 8), else {@code JedisPooled}, {@code JedisSentineled} and {@code
+ * JedisCluster} (Spring Boot 3.5 and 4.0).
  */
 public final class JedisClients {
+
+    private static final ClientFamily FAMILY = ClientFamily.present();
 
     private JedisClients() {}
 
@@ -33,9 +34,9 @@ public final class JedisClients {
         GenericObjectPoolConfig<Connection> pool = pool(settings.jedis().pool());
         return switch (connection.mode()) {
             case CLUSTER ->
-                new JedisCluster(new HashSet<>(connection.nodes()), clientConfig(connection, settings, 0), pool);
+                FAMILY.cluster(new HashSet<>(connection.nodes()), clientConfig(connection, settings, 0), pool);
             case SENTINEL ->
-                new JedisSentineled(
+                FAMILY.sentinel(
                         connection.sentinelMaster(),
                         clientConfig(connection, settings, connection.database()),
                         new HashSet<>(connection.nodes()),
@@ -47,7 +48,7 @@ public final class JedisClients {
                                         connection.ssl())
                                 .build());
             case STANDALONE ->
-                new JedisPooled(
+                FAMILY.standalone(
                         connection.nodes().get(0), clientConfig(connection, settings, connection.database()), pool);
         };
     }
@@ -69,13 +70,13 @@ public final class JedisClients {
      * redis://} or {@code rediss://}, user, password, database), with Jedis's default timeouts and
      * pool; over TLS when {@code ssl} is not null. The caller closes it.
      */
-    public static JedisPooled redlockMaster(URI node, @Nullable SslBundle ssl) {
+    public static UnifiedJedis redlockMaster(URI node, @Nullable SslBundle ssl) {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .user(JedisURIHelper.getUser(node))
                 .password(JedisURIHelper.getPassword(node))
                 .database(JedisURIHelper.getDBIndex(node));
-        return new JedisPooled(
-                JedisURIHelper.getHostAndPort(node), tls(config, ssl).build());
+        return FAMILY.standalone(
+                JedisURIHelper.getHostAndPort(node), tls(config, ssl).build(), null);
     }
 
     private static DefaultJedisClientConfig.Builder tls(
