@@ -30,7 +30,8 @@ import redis.clients.jedis.UnifiedJedis;
  * <p>Acquire runs {@code SET NX PX} (and the fencing counter) on every master in parallel, each
  * call bounded by a small per-node timeout. It succeeds only with a majority and a positive
  * validity: lease − elapsed − (1% of the lease + 2 ms) for clock drift. Otherwise it releases on
- * every master and retries after a random delay, a bounded number of times within the wait. A lease
+ * every master and tries again after a random pause (up to the retry delay) until the wait has
+ * passed: the wait is an acquire's only deadline. A lease
  * whose validity already ran out is never returned; the lease's local deadline is its validity.
  * Extension (and the watchdog's renewal) must reach a majority within the validity. Release goes to
  * every master.
@@ -63,12 +64,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
 
     private Redlock(Builder builder) {
         this.engine = new RedlockEngine(
-                builder.masters,
-                builder.names,
-                builder.options.build(),
-                builder.nodeTimeout,
-                builder.attempts,
-                builder.retryDelay);
+                builder.masters, builder.names, builder.options.build(), builder.nodeTimeout, builder.retryDelay);
     }
 
     /** Redlock over {@code masters} with the defaults; at least three masters, an odd number advised. */
@@ -143,7 +139,6 @@ public final class Redlock implements LockFactory, AutoCloseable {
         private final List<UnifiedJedis> masters;
         private final TurnstileOptions.Builder options = TurnstileOptions.builder();
         private Duration nodeTimeout = Duration.ofMillis(50);
-        private int attempts = 3;
         private Duration retryDelay = Duration.ofMillis(200);
         private @Nullable List<String> names;
 
@@ -187,16 +182,26 @@ public final class Redlock implements LockFactory, AutoCloseable {
             return this;
         }
 
-        /** How many rounds an acquire may try within its wait; 3 by default. */
+        /**
+         * Formerly how many rounds an acquire tried within its wait; now ignored: an acquire tries
+         * rounds until its wait has passed, pausing up to the {@link #retryDelay(Duration)} between
+         * them.
+         *
+         * @deprecated the wait alone bounds an acquire; remove the call
+         * @throws IllegalArgumentException if {@code attempts} is below 1
+         */
+        @Deprecated(since = "0.2.0")
         public Builder attempts(int attempts) {
             if (attempts < 1) {
                 throw new IllegalArgumentException("'attempts' must be at least 1 but was " + attempts);
             }
-            this.attempts = attempts;
             return this;
         }
 
-        /** The upper bound of the random pause between rounds; 200 ms by default. */
+        /**
+         * The upper bound of the random pause between an acquire's rounds; 200 ms by default. It
+         * paces the rounds and never ends an acquire before its wait has passed.
+         */
         public Builder retryDelay(Duration retryDelay) {
             this.retryDelay = Arguments.requirePositive(retryDelay, "retryDelay");
             return this;

@@ -55,6 +55,7 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final @Nullable String sentinelMonitor;
     private final TlsCertificates.@Nullable Identity tls;
+    private final @Nullable Path clockFile;
     private @Nullable Process process;
     private @Nullable JedisPooled client;
 
@@ -70,6 +71,12 @@ public final class RedisServer implements AutoCloseable {
         this.port = port;
         this.sentinelMonitor = builder.sentinelMonitor;
         this.tls = builder.tls;
+        if (builder.shiftableClock) {
+            this.clockFile = this.directory.resolve("clock-offset");
+            ClockShift.write(this.clockFile, Duration.ZERO);
+        } else {
+            this.clockFile = null;
+        }
     }
 
     /** Starts a fresh, non-persistent server on a free port. */
@@ -309,10 +316,14 @@ public final class RedisServer implements AutoCloseable {
         command.addAll(this.extraArguments);
         try {
             Path log = this.directory.resolve("redis.log");
-            this.process = new ProcessBuilder(command)
+            ProcessBuilder launch = new ProcessBuilder(command)
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                    .start();
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            if (this.clockFile != null) {
+                launch.environment().put("LD_PRELOAD", ClockShift.library().toString());
+                launch.environment().put(ClockShift.FILE_VARIABLE, this.clockFile.toString());
+            }
+            this.process = launch.start();
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start " + this.binary, e);
         }
@@ -497,6 +508,21 @@ public final class RedisServer implements AutoCloseable {
         throw new IllegalStateException("No free loopback port found");
     }
 
+    /**
+     * Sets this server's wall clock {@code offset} ahead of the machine's (behind if negative), from
+     * now on and across restarts; its {@code TIME}, script clock and key expiry follow within 5 ms.
+     * Only for a server built with {@link Builder#shiftableClock()}.
+     *
+     * @throws IllegalStateException if it was not
+     */
+    public void shiftClock(Duration offset) {
+        if (this.clockFile == null) {
+            throw new IllegalStateException(
+                    "shiftClock needs a server built with RedisServer.builder().shiftableClock()");
+        }
+        ClockShift.write(this.clockFile, offset);
+    }
+
     /** Options for a {@link RedisServer}. */
     public static final class Builder {
 
@@ -506,8 +532,19 @@ public final class RedisServer implements AutoCloseable {
         private @Nullable String sentinelMonitor;
         private TlsCertificates.@Nullable Identity tls;
         private final List<String> extraArguments = new ArrayList<>();
+        private boolean shiftableClock;
 
         private Builder() {}
+
+        /**
+         * Runs the server under {@link ClockShift}, so {@link RedisServer#shiftClock(Duration)} can
+         * move its wall clock. Starting it skips the calling test (with the reason) where the library
+         * cannot be built.
+         */
+        public Builder shiftableClock() {
+            this.shiftableClock = true;
+            return this;
+        }
 
         /**
          * Whether the server writes an append-only file (fsync always) that survives {@link
