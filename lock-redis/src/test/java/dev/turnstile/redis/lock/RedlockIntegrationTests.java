@@ -63,7 +63,6 @@ class RedlockIntegrationTests {
     private Redlock redlock(Duration nodeTimeout) {
         return Redlock.builder(this.clients)
                 .nodeTimeout(nodeTimeout)
-                .attempts(2)
                 .retryDelay(Duration.ofMillis(20))
                 .build();
     }
@@ -173,7 +172,6 @@ class RedlockIntegrationTests {
         masters.get(4).kill();
         try (Redlock redlock = Redlock.builder(this.clients)
                 .nodeTimeout(Duration.ofMillis(200))
-                .attempts(2)
                 .retryDelay(Duration.ofMillis(20))
                 .masterNames(masters.stream().map(m -> "127.0.0.1:" + m.port()).toList())
                 .build()) {
@@ -212,10 +210,8 @@ class RedlockIntegrationTests {
         }
         three.get(0).set("turnstile:fence:{fenced}", Long.toString(ahead));
         three.get(1).set("turnstile:fence:{fenced}", Long.toString(ahead));
-        try (Redlock redlock = Redlock.builder(three)
-                .nodeTimeout(Duration.ofMillis(100))
-                .attempts(1)
-                .build()) {
+        try (Redlock redlock =
+                Redlock.builder(three).nodeTimeout(Duration.ofMillis(100)).build()) {
             long first;
             try (Lease lease = redlock.lock("fenced").acquire(Duration.ZERO, Duration.ofSeconds(5))) {
                 first = lease.fencingToken();
@@ -346,10 +342,8 @@ class RedlockIntegrationTests {
                 masters.get(i).resume();
             }
         });
-        try (Redlock redlock = Redlock.builder(this.clients)
-                .nodeTimeout(Duration.ofSeconds(1))
-                .attempts(1)
-                .build()) {
+        try (Redlock redlock =
+                Redlock.builder(this.clients).nodeTimeout(Duration.ofSeconds(1)).build()) {
             // Three masters answer after ~300 ms: a majority, but later than the 100 ms lease.
             Optional<Lease> lease = redlock.lock("slow").tryAcquire(Duration.ZERO, Duration.ofMillis(100));
             resume.join();
@@ -361,10 +355,8 @@ class RedlockIntegrationTests {
     @Test
     void holdersNeverOverlapAndFencingTokensIncrease() throws Exception {
         List<long[]> holds = java.util.Collections.synchronizedList(new ArrayList<>());
-        try (Redlock redlock = Redlock.builder(this.clients)
-                .attempts(50)
-                .retryDelay(Duration.ofMillis(5))
-                .build()) {
+        try (Redlock redlock =
+                Redlock.builder(this.clients).retryDelay(Duration.ofMillis(5)).build()) {
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
                 List<Future<?>> workers = new ArrayList<>();
@@ -461,7 +453,6 @@ class RedlockIntegrationTests {
                 }
                 try (Redlock b = Redlock.builder(fresh)
                         .nodeTimeout(Duration.ofMillis(200))
-                        .attempts(1)
                         .build()) {
                     Optional<Lease> second = b.lock("fragile").tryAcquire(Duration.ZERO, lease);
                     if (second.isPresent() && held.isHeld()) {
@@ -494,10 +485,8 @@ class RedlockIntegrationTests {
     @Test
     void aLeaseGrantedLateInItsValidityIsStillHeldWhenReturned() {
         masters.get(0).pause();
-        try (Redlock redlock = Redlock.builder(this.clients)
-                .nodeTimeout(Duration.ofMillis(80))
-                .attempts(1)
-                .build()) {
+        try (Redlock redlock =
+                Redlock.builder(this.clients).nodeTimeout(Duration.ofMillis(80)).build()) {
             // One master never answers: the acquire waits out its 80 ms node timeout of a 150 ms lease.
             Optional<Lease> lease = redlock.lock("late").tryAcquire(Duration.ZERO, Duration.ofMillis(150));
             // One round: the token is on the granting majority, so nothing waits for the frozen master again.
