@@ -68,6 +68,78 @@ class RedlockIntegrationTests {
     }
 
     @Test
+    void aSecondCallerWaitsItsWholeWaitAndGetsALockReleasedLate() {
+        try (Redlock redlock = Redlock.of(this.clients)) {
+            Lease held = redlock.lock("later").acquire(Duration.ZERO, Duration.ofSeconds(10));
+            CompletableFuture.runAsync(held::release, CompletableFuture.delayedExecutor(1_900, TimeUnit.MILLISECONDS));
+            long start = System.nanoTime();
+            Optional<Lease> second = redlock.lock("later").tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(second)
+                    .as("acquired within the 5 s wait (after %d ms)", tookMillis)
+                    .isPresent();
+            assertThat(tookMillis).isGreaterThanOrEqualTo(1_800);
+            second.get().release();
+        }
+    }
+
+    @Test
+    void aBusyLockIsRefusedOnlyOnceTheWaitHasPassed() {
+        try (Redlock redlock = Redlock.of(this.clients)) {
+            Lease held = redlock.lock("busy-wait").acquire(Duration.ZERO, Duration.ofSeconds(10));
+            long start = System.nanoTime();
+            Optional<Lease> second =
+                    redlock.lock("busy-wait").tryAcquire(Duration.ofMillis(1_500), Duration.ofSeconds(10));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(second).isEmpty();
+            assertThat(tookMillis).as("gave up after %d ms", tookMillis).isGreaterThanOrEqualTo(1_500);
+            held.release();
+        }
+    }
+
+    @Test
+    void aReleaseAfterAForceReleaseAndATakeOverReportsTheLossAsOneServerDoes() {
+        List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Redlock holder = Redlock.builder(this.clients).listener(lost::add).build();
+                Redlock other = Redlock.of(this.clients)) {
+            Lease lease = holder.lock("taken").acquire(Duration.ZERO, Duration.ofSeconds(10));
+            assertThat(other.lock("taken").forceRelease()).containsExactly("taken");
+            Lease next = other.lock("taken").acquire(Duration.ZERO, Duration.ofSeconds(10));
+            assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+            assertThat(lease.release()).isFalse();
+            assertThat(lost).hasSize(1);
+            assertThat(lost.get(0).reason()).isEqualTo(LeaseLostEvent.Reason.EXPIRED_IN_REDIS);
+            assertThat(lost.get(0).fencingToken()).isEqualTo(lease.fencingToken());
+            assertThat(lease.release()).as("once").isFalse();
+            assertThat(lost).hasSize(1);
+            next.release();
+        }
+    }
+
+    @Test
+    void aReleaseThatTimedOutOnSomeMastersIsNoLoss() {
+        List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Redlock redlock = Redlock.builder(this.clients)
+                .listener(lost::add)
+                .nodeTimeout(Duration.ofMillis(100))
+                .build()) {
+            Lease lease = redlock.lock("half-heard").acquire(Duration.ZERO, Duration.ofSeconds(10));
+            // Two masters lost it (a minority: the other three still hold it), a third is stalled.
+            masters.get(0).client().del("turnstile:lock:{half-heard}");
+            masters.get(1).client().del("turnstile:lock:{half-heard}");
+            masters.get(2).pause();
+            try {
+                assertThat(lease.release())
+                        .as("2 freed, 2 not held, 1 silent: no proof of a loss")
+                        .isTrue();
+            } finally {
+                masters.get(2).resume();
+            }
+            assertThat(lost).isEmpty();
+        }
+    }
+
+    @Test
     void refusesTheKeyPrefixesTurnstileRefuses() {
         for (String prefix : List.of("a:", "a{b}", "}", " ")) {
             org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
