@@ -38,6 +38,16 @@ public final class ClockShift {
      *     calling test is skipped with the reason
      */
     public static synchronized Path library() {
+        isAvailable();
+        Assumptions.assumeTrue(
+                library != null,
+                () -> "Skipped: the clock-shifting library for redis-server could not be built (" + unavailable
+                        + "); install gcc (.ci/run does)");
+        return library;
+    }
+
+    /** Returns whether the library is built or can be (building it first if this JVM has not). */
+    public static synchronized boolean isAvailable() {
         if (library == null && unavailable == null) {
             try {
                 library = build();
@@ -48,11 +58,7 @@ public final class ClockShift {
                 unavailable = "interrupted while building it";
             }
         }
-        Assumptions.assumeTrue(
-                library != null,
-                () -> "Skipped: the clock-shifting library for redis-server could not be built (" + unavailable
-                        + "); install gcc (.ci/run does)");
-        return library;
+        return library != null;
     }
 
     /** Writes {@code offset} (whole microseconds) where a server started with {@code file} reads it. */
