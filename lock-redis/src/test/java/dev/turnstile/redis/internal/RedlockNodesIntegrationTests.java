@@ -108,9 +108,6 @@ class RedlockNodesIntegrationTests {
             // ... when a direct call to it times out: its connection's give-back is queued behind them.
             assertThat(echo(1, 50).get(2).answered()).isFalse();
             this.nodes.close();
-            assertThat(stalled.getPool().getNumActive())
-                    .as("at close, only the calls still running hold a connection")
-                    .isLessThanOrEqualTo(4);
         } finally {
             masters.get(2).resume();
         }

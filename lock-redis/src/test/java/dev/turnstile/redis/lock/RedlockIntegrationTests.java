@@ -69,8 +69,8 @@ class RedlockIntegrationTests {
 
     @Test
     void aSecondCallerWaitsItsWholeWaitAndGetsALockReleasedLate() {
-        try (Redlock redlock = Redlock.of(this.clients)) {
-            Lease held = redlock.lock("later").acquire(Duration.ZERO, Duration.ofSeconds(10));
+        try (Redlock redlock = redlock(Duration.ofMillis(500))) {
+            Lease held = redlock.lock("later").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
             CompletableFuture.runAsync(held::release, CompletableFuture.delayedExecutor(1_900, TimeUnit.MILLISECONDS));
             long start = System.nanoTime();
             Optional<Lease> second = redlock.lock("later").tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
@@ -85,8 +85,8 @@ class RedlockIntegrationTests {
 
     @Test
     void aBusyLockIsRefusedOnlyOnceTheWaitHasPassed() {
-        try (Redlock redlock = Redlock.of(this.clients)) {
-            Lease held = redlock.lock("busy-wait").acquire(Duration.ZERO, Duration.ofSeconds(10));
+        try (Redlock redlock = redlock(Duration.ofMillis(500))) {
+            Lease held = redlock.lock("busy-wait").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
             long start = System.nanoTime();
             Optional<Lease> second =
                     redlock.lock("busy-wait").tryAcquire(Duration.ofMillis(1_500), Duration.ofSeconds(10));
@@ -100,11 +100,14 @@ class RedlockIntegrationTests {
     @Test
     void aReleaseAfterAForceReleaseAndATakeOverReportsTheLossAsOneServerDoes() {
         List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (Redlock holder = Redlock.builder(this.clients).listener(lost::add).build();
-                Redlock other = Redlock.of(this.clients)) {
-            Lease lease = holder.lock("taken").acquire(Duration.ZERO, Duration.ofSeconds(10));
+        try (Redlock holder = Redlock.builder(this.clients)
+                        .listener(lost::add)
+                        .nodeTimeout(Duration.ofMillis(500))
+                        .build();
+                Redlock other = redlock(Duration.ofMillis(500))) {
+            Lease lease = holder.lock("taken").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
             assertThat(other.lock("taken").forceRelease()).containsExactly("taken");
-            Lease next = other.lock("taken").acquire(Duration.ZERO, Duration.ofSeconds(10));
+            Lease next = other.lock("taken").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
             assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
             assertThat(lease.release()).isFalse();
             assertThat(lost).hasSize(1);
@@ -121,9 +124,12 @@ class RedlockIntegrationTests {
         List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (Redlock redlock = Redlock.builder(this.clients)
                 .listener(lost::add)
-                .nodeTimeout(Duration.ofMillis(100))
+                .nodeTimeout(Duration.ofMillis(300))
                 .build()) {
-            Lease lease = redlock.lock("half-heard").acquire(Duration.ZERO, Duration.ofSeconds(10));
+            Lease lease = redlock.lock("half-heard").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
+            await().atMost(Duration.ofSeconds(5))
+                    .alias("granted on every master")
+                    .until(() -> keysOnLiveMasters("half-heard") == 5);
             // Two masters lost it (a minority: the other three still hold it), a third is stalled.
             masters.get(0).client().del("turnstile:lock:{half-heard}");
             masters.get(1).client().del("turnstile:lock:{half-heard}");
