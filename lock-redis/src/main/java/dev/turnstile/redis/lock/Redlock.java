@@ -43,9 +43,17 @@ import redis.clients.jedis.UnifiedJedis;
  * that one, must be offered a higher one: tokens strictly increase across changing majorities,
  * whatever the clients' and the masters' clocks say, <em>as long as no master loses its
  * counter</em> (a restart without persistence, eviction). A client whose clock is behind the
- * counters is told the least token each master would take and offers that in a second round; one
- * acquire is so one round trip to the masters in the usual case, two after a client with a faster
- * clock. It does not make Redlock a consensus protocol; see the README.
+ * counters, or more than 1 s behind a master's clock, is told the least token each master would
+ * take (a master with no counter records it) and offers the greatest of them in a second round;
+ * one acquire is so one round trip to the masters in the usual case, two after a client with a
+ * faster clock or with masters' clocks ahead: no assumption is made on clocks being set alike.
+ * It does not make Redlock a consensus protocol; see the README.
+ *
+ * <p>A release that more than a minority of the masters answer "not this owner's" proves the
+ * lease lost, and reports it as one server does; a release that some masters did not answer in
+ * time is no loss. {@link #close()} gives back the connections it keeps and those on their way
+ * back, whatever state a master is in; a call still running through a client's pool gives its
+ * own back when it ends (within that client's socket timeout).
  *
  * <p>A master whose {@code JedisPooled} holds an idle connection is called on the caller's thread:
  * the call is written to every such master first, then the replies are read, each within the node
