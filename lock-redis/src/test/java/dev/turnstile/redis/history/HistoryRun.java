@@ -276,7 +276,7 @@ final class HistoryRun {
             };
             for (int i = 0; i < offsets.size(); i++) {
                 this.offsets[i] = offsets.get(i);
-                shiftClock(this.servers.get(i), offsets.get(i));
+                this.servers.get(i).shiftClock(offsets.get(i));
                 this.faults++;
             }
             if (this.fault == Fault.MASTER_DOWN_ANOTHER_AHEAD) {
@@ -284,21 +284,9 @@ final class HistoryRun {
                 this.faults++;
             }
             if (this.fault == Fault.FAILOVER_CLOCK_BEHIND) {
-                shiftClock(this.sentinel.replicas().get(0), Duration.ofSeconds(-5));
+                this.sentinel.replicas().get(0).shiftClock(Duration.ofSeconds(-5));
                 this.faults++;
             }
-        }
-
-        /** Shifts {@code server}'s clock and waits until its {@code TIME} shows it. */
-        private static void shiftClock(RedisServer server, Duration offset) {
-            server.shiftClock(offset);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> {
-                try (Jedis jedis = server.connect()) {
-                    List<String> time = jedis.time();
-                    long millis = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
-                    return Math.abs(millis - System.currentTimeMillis() - offset.toMillis()) < 1_000;
-                }
-            });
         }
 
         /**

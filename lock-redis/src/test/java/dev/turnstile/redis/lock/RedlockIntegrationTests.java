@@ -97,13 +97,18 @@ class RedlockIntegrationTests {
         }
     }
 
+    /** A Redlock whose listener adds every lost lease to {@code lost}. */
+    private Redlock listened(List<LeaseLostEvent> lost) {
+        return Redlock.builder(this.clients)
+                .listener(lost::add)
+                .nodeTimeout(Duration.ofMillis(500))
+                .build();
+    }
+
     @Test
     void aReleaseAfterAForceReleaseAndATakeOverReportsTheLossAsOneServerDoes() {
         List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (Redlock holder = Redlock.builder(this.clients)
-                        .listener(lost::add)
-                        .nodeTimeout(Duration.ofMillis(500))
-                        .build();
+        try (Redlock holder = listened(lost);
                 Redlock other = redlock(Duration.ofMillis(500))) {
             Lease lease = holder.lock("taken").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
             assertThat(other.lock("taken").forceRelease()).containsExactly("taken");
@@ -122,10 +127,7 @@ class RedlockIntegrationTests {
     @Test
     void aReleaseThatTimedOutOnSomeMastersIsNoLoss() {
         List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (Redlock redlock = Redlock.builder(this.clients)
-                .listener(lost::add)
-                .nodeTimeout(Duration.ofMillis(300))
-                .build()) {
+        try (Redlock redlock = listened(lost)) {
             Lease lease = redlock.lock("half-heard").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
             await().atMost(Duration.ofSeconds(5))
                     .alias("granted on every master")

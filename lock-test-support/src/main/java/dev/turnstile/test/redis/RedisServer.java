@@ -510,10 +510,11 @@ public final class RedisServer implements AutoCloseable {
 
     /**
      * Sets this server's wall clock {@code offset} ahead of the machine's (behind if negative), from
-     * now on and across restarts; its {@code TIME}, script clock and key expiry follow within 5 ms.
-     * Only for a server built with {@link Builder#shiftableClock()}.
+     * now on and across restarts; its {@code TIME}, script clock and key expiry follow. A running
+     * server's {@code TIME} shows the offset (within 500 ms) when this returns. Only for a server
+     * built with {@link Builder#shiftableClock()}.
      *
-     * @throws IllegalStateException if it was not
+     * @throws IllegalStateException if it was not, or its clock did not follow within 5 s
      */
     public void shiftClock(Duration offset) {
         if (this.clockFile == null) {
@@ -521,6 +522,24 @@ public final class RedisServer implements AutoCloseable {
                     "shiftClock needs a server built with RedisServer.builder().shiftableClock()");
         }
         ClockShift.write(this.clockFile, offset);
+        if (!isRunning()) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (Math.abs(timeMillis() - System.currentTimeMillis() - offset.toMillis()) >= 500) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(this + "'s clock did not follow a shift to " + offset);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    /** Returns this server's {@code TIME}, in milliseconds since the epoch. */
+    public long timeMillis() {
+        try (Jedis jedis = connect()) {
+            List<String> time = jedis.time();
+            return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+        }
     }
 
     /** Options for a {@link RedisServer}. */
