@@ -228,10 +228,8 @@ class TlsIntegrationTests {
                         .sslSocketFactory(
                                 socketFactory(certificates.otherAuthority().toFile()))
                         .build())));
-        try (Redlock redlock = Redlock.builder(clients)
-                .nodeTimeout(Duration.ofSeconds(2))
-                .attempts(1)
-                .build()) {
+        try (Redlock redlock =
+                Redlock.builder(clients).nodeTimeout(Duration.ofSeconds(2)).build()) {
             assertThatThrownBy(() -> redlock.lock("order:9").acquire(Duration.ZERO, null))
                     .isInstanceOf(RedisUnavailableException.class)
                     .hasMessageContaining("master 0 (")

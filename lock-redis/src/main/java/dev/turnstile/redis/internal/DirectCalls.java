@@ -101,12 +101,17 @@ final class DirectCalls implements AutoCloseable {
         return this.masters[index].ready.size();
     }
 
-    /** Gives every ready connection back to its pool; a connection in use goes back when its call ends. */
+    /**
+     * Gives every ready connection back to its pool, and every connection on its way back there
+     * (a give-back queued for a master's threads, which may be stuck on a stalled master, and stop
+     * next); a connection in use goes back when its call ends, within the caller's deadline.
+     */
     @Override
     public void close() {
         this.closed = true;
         for (Master master : this.masters) {
             master.drainReady();
+            master.drainReturning();
         }
     }
 
@@ -155,6 +160,10 @@ final class DirectCalls implements AutoCloseable {
         private final int capacity;
 
         private final ConcurrentLinkedDeque<Ready> ready = new ConcurrentLinkedDeque<>();
+        /** Connections whose give-back is queued for this master's threads, not run yet. */
+        private final java.util.concurrent.ConcurrentLinkedQueue<Connection> returning =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+
         private final AtomicInteger held = new AtomicInteger();
         private final AtomicBoolean refilling = new AtomicBoolean();
         private volatile boolean suspect;
@@ -246,9 +255,30 @@ final class DirectCalls implements AutoCloseable {
                 closeQuietly(connection);
                 return;
             }
+            // Queued where close() finds it: shutting the threads down drops the task, not the connection.
+            this.returning.add(connection);
             try {
-                this.executor.execute(() -> closeQuietly(connection));
+                this.executor.execute(this::returnOne);
             } catch (RejectedExecutionException busyOrClosed) {
+                returnOne();
+            }
+            if (DirectCalls.this.closed) {
+                drainReturning(); // closed meanwhile: whoever drained may have missed it
+            }
+        }
+
+        private void returnOne() {
+            Connection connection = this.returning.poll();
+            if (connection != null) {
+                closeQuietly(connection);
+            }
+        }
+
+        /** Gives back, on this thread, every connection whose give-back has not run yet. */
+        void drainReturning() {
+            for (Connection connection = this.returning.poll();
+                    connection != null;
+                    connection = this.returning.poll()) {
                 closeQuietly(connection);
             }
         }

@@ -29,7 +29,8 @@ interface Grant {
     /**
      * Releases the grant if this owner holds it.
      *
-     * @return -1 if this owner did not hold it, else the number of waiting processes told
+     * @return -1 if this owner did not hold it (the lease is then reported lost), else the number of
+     *     waiting processes told
      */
     long release();
 
@@ -41,14 +42,6 @@ interface Grant {
      *     processes told
      */
     long releaseAfter(Duration holdAtLeast);
-
-    /**
-     * Whether a release that found no grant of this owner proves the lease lost (true by default);
-     * false where the answer may also mean that too few servers answered in time (Redlock).
-     */
-    default boolean lossProvenByRelease() {
-        return true;
-    }
 
     /**
      * How much sooner than {@code leaseTime} after it was sent a renewal may end: Redlock's allowance

@@ -42,11 +42,14 @@ final class LockScripts {
      * master with this one, must propose above it.
      *
      * <p>A master takes the proposal if it is above its counter, or, with no counter, not more than
-     * the allowance below its clock: a counter lives for its ttl after the clock has passed it
-     * ({@link FencingCounter}), so once it has expired the clock minus the ttl is above every token
-     * it took. Returns {@code {1, token, server time ms}} when granted, {@code {0, pttl}} when held by
-     * another owner, {@code {2, least}} when the proposal is too low, with the least this master
-     * would take (nothing is written then).
+     * the allowance below its clock. A counter lives for its ttl, and never less than the allowance
+     * plus 1 ms, after the clock has passed it ({@link FencingCounter}), so once it has expired the
+     * clock minus the allowance is above every token it took. Returns {@code {1, token, server time
+     * ms}} when granted, {@code {0, pttl}} when held by another owner, {@code {2, least}} when the
+     * proposal is too low, with the least this master would take. A master with no counter then
+     * records that least as its counter (less one), so the least it named is still taken in the next
+     * round however far its clock has moved meanwhile: a client's clock may be behind the master's by
+     * any amount and get a token in two rounds.
      */
     static final LuaScript REDLOCK_ACQUIRE = LuaScript.of(FencingCounter.LUA + """
             local call = redis.call
@@ -55,14 +58,19 @@ final class LockScripts {
               return {0, call('PTTL', KEYS[1])}
             end
             local floor = fence_clock()
+            local allowance = tonumber(ARGV[5])
+            local ttl = math.max(tonumber(ARGV[3]), (allowance - allowance % 1000) / 1000 + 1)
             local counter = call('GET', KEYS[2])
-            local least = counter and counter + 1 or floor - ARGV[5]
+            local least = counter and counter + 1 or floor - allowance
             local token = tonumber(ARGV[4])
             if token < least then
+              if not counter then
+                fence_set(KEYS[2], least - 1, floor, ttl)
+              end
               return {2, least}
             end
             call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-            fence_set(KEYS[2], token, floor, ARGV[3])
+            fence_set(KEYS[2], token, floor, ttl)
             return {1, token, (floor - floor % 1000) / 1000}
             """);
 

@@ -370,7 +370,7 @@ final class ManagedLease implements Lease {
             }
         }
         leavePlace(result);
-        if (result < 0 && !retry && this.grant.lossProvenByRelease()) {
+        if (result < 0 && !retry) {
             // The grant was no longer this owner's (force-released, or expired in Redis before the
             // local deadline): the work ran without it for a while, and that is never silent.
             reportLostAtRelease();

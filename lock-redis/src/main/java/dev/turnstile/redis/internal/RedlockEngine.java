@@ -24,7 +24,6 @@ public final class RedlockEngine implements AutoCloseable {
     private final RedisKeys keys;
     private final RedlockNodes nodes;
     private final Duration nodeTimeout;
-    private final int attempts;
     private final Duration retryDelay;
     private final EvictionCheck eviction;
 
@@ -39,7 +38,6 @@ public final class RedlockEngine implements AutoCloseable {
             @Nullable List<String> names,
             TurnstileOptions options,
             Duration nodeTimeout,
-            int attempts,
             Duration retryDelay) {
         this.masters = List.copyOf(masters);
         this.options = options;
@@ -53,7 +51,6 @@ public final class RedlockEngine implements AutoCloseable {
                                 .mapToObj(i -> "#" + i)
                                 .toList());
         this.nodeTimeout = nodeTimeout;
-        this.attempts = attempts;
         this.retryDelay = retryDelay;
         this.eviction =
                 EvictionCheck.ofMasters(this.masters.stream().map(Topology::of).toList(), names);
@@ -138,10 +135,6 @@ public final class RedlockEngine implements AutoCloseable {
 
     Duration nodeTimeout() {
         return this.nodeTimeout;
-    }
-
-    int attempts() {
-        return this.attempts;
     }
 
     Duration retryDelay() {

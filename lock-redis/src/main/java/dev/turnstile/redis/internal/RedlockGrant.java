@@ -98,25 +98,25 @@ final class RedlockGrant implements Grant {
         return RedlockLock.drift(leaseTime);
     }
 
-    /** A release freed on fewer than a quorum of masters may only have found some of them slow. */
-    @Override
-    public boolean lossProvenByRelease() {
-        return false;
-    }
-
+    /**
+     * Releases on every master. Not this owner's any more on more than a minority of them (force-
+     * released, expired, taken over): -1, the loss proven, as on one server. Anything else is a
+     * release (0), even when only some masters answered in time: the silent ones get the release
+     * when they answer, and their key expires with its lease otherwise. No master freed it and too
+     * few answered to tell: {@link RedisUnavailableException}.
+     */
     @Override
     public long release() {
         releaseLateGrants();
-        return RedlockLock.releaseEverywhere(this.redlock, this.name, this.owner, true) >= this.redlock.quorum()
-                ? 0
-                : -1;
+        return RedlockLock.releaseEverywhere(this.redlock, this.name, this.owner, true)
+                .outcome();
     }
 
     /**
      * Each master that granted keeps the lock until the hold has passed by its own clock. A master
      * whose grant is not known here (its reply came too late) may still hold it: it keeps it until
      * the hold has passed since the latest known grant; a master that holds nothing of this
-     * owner's refuses, owner-checked.
+     * owner's refuses, owner-checked. The answer is judged as {@link #release()}'s.
      */
     @Override
     public long releaseAfter(Duration holdAtLeast) {
@@ -129,18 +129,18 @@ final class RedlockGrant implements Grant {
                 .max()
                 .orElse(0);
         List<UnifiedJedis> masters = this.redlock.masters();
-        long held = RedlockLock.releaseEverywhere(
-                this.redlock,
-                this.name,
-                LockScripts.RELEASE_AFTER,
-                keys,
-                master -> List.of(
-                        this.owner,
-                        channel,
-                        "PUBLISH",
-                        Long.toString(this.grantedAtMillis.getOrDefault(masters.get(master), latestGrant)),
-                        hold),
-                true);
-        return held >= this.redlock.quorum() ? 0 : -1;
+        return RedlockLock.releaseEverywhere(
+                        this.redlock,
+                        this.name,
+                        LockScripts.RELEASE_AFTER,
+                        keys,
+                        master -> List.of(
+                                this.owner,
+                                channel,
+                                "PUBLISH",
+                                Long.toString(this.grantedAtMillis.getOrDefault(masters.get(master), latestGrant)),
+                                hold),
+                        true)
+                .outcome();
     }
 }

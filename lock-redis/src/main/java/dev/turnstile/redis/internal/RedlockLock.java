@@ -31,12 +31,15 @@ final class RedlockLock implements NamedLock {
     /**
      * How far below a master's clock a first proposal may be when the master has no counter for the
      * name (a new name, an expired counter, a master restarted empty): clients' clocks may be that
-     * far behind the masters' and still get a token in one round (less when the counter's time to
-     * live, lease plus retention, is shorter: see {@link #allowanceMicros}). A restarted master must so stay
-     * down this long (besides a lease, for the lock) before its tokens are sure to be above the
-     * ones it handed out.
+     * far behind the masters' and still get a token in one round; further behind, they get it in
+     * two. Every counter lives at least this long plus 1 ms after its master's clock has passed it.
+     * A master restarted empty must stay down until its clock is this far past every token it handed
+     * out (besides a lease, for the lock).
      */
     static final long CLOCK_ALLOWANCE_MICROS = 1_000_000;
+
+    /** {@link #CLOCK_ALLOWANCE_MICROS} as the acquire script's argument. */
+    static final String ALLOWANCE = Long.toString(CLOCK_ALLOWANCE_MICROS);
 
     private final RedlockEngine redlock;
     private final List<String> names;
@@ -52,8 +55,7 @@ final class RedlockLock implements NamedLock {
     }
 
     /**
-     * Acquires each name on a majority of the masters, trying up to the configured number of rounds
-     * per name within {@code wait}.
+     * Acquires each name on a majority of the masters, trying rounds until {@code wait} has passed.
      *
      * @param leaseTime the lease; null for the default lease renewed by the watchdog (on a majority)
      * @return a lease whose local deadline is its validity, or empty
@@ -74,11 +76,15 @@ final class RedlockLock implements NamedLock {
                 (name, begun, deadline) -> acquireOne(name, begun, deadline, lease));
     }
 
+    /**
+     * Tries rounds until one is granted or the wait has passed, with a random pause of up to the
+     * retry delay between them: the wait is the only deadline (a round that starts before it may
+     * end up to a node timeout after it, or two after a round that must be repeated).
+     */
     private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
         Duration lease = leaseTime != null ? leaseTime : this.redlock.options().defaultLease();
-        Round last = null;
-        for (int attempt = 1; attempt <= this.redlock.attempts(); attempt++) {
-            last = attempt(name, lease, leaseTime == null, start);
+        while (true) {
+            Round last = attempt(name, lease, leaseTime == null, start);
             if (last.lease != null) {
                 last.lease.start();
                 if (Thread.currentThread().isInterrupted()) {
@@ -87,20 +93,20 @@ final class RedlockLock implements NamedLock {
                 }
                 return Optional.of(last.lease);
             }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                if (last.unavailable != null) {
+                    throw last.unavailable;
+                }
+                return Optional.empty();
+            }
             long pause = ThreadLocalRandom.current()
                     .nextLong(this.redlock.retryDelay().toNanos() + 1);
-            if (attempt == this.redlock.attempts() || System.nanoTime() + pause > deadline) {
-                break;
-            }
-            LockSupport.parkNanos(pause);
+            LockSupport.parkNanos(Math.min(pause, left));
             if (Thread.currentThread().isInterrupted()) {
                 throw LockAcquisitionException.interrupted(name, Duration.ofNanos(System.nanoTime() - start));
             }
         }
-        if (last != null && last.unavailable != null) {
-            throw last.unavailable;
-        }
-        return Optional.empty();
     }
 
     /**
@@ -209,9 +215,11 @@ final class RedlockLock implements NamedLock {
     /**
      * One attempt: every master is offered the same fencing token, this client's clock in µs, and a
      * master grants only with it, so the token is on the granting majority itself: no write-back
-     * round follows. When masters found it too low (a counter above it, left by a client whose clock
-     * is ahead of this one's) and could make a majority, a second round offers the least they would
-     * all take. Tokens so increase whatever the clients' clocks say; a clock behind costs a round.
+     * round follows. When masters found it too low (a counter above it, or, with no counter, a
+     * master's clock more than the allowance ahead of this client's) and could make a majority, a
+     * second round offers the greatest of the least tokens they named: each of them recorded its
+     * least, so each takes it however its clock moved meanwhile. Tokens so increase whatever the
+     * clients' and the masters' clocks say; a clock behind costs a round.
      */
     private Round attempt(String name, Duration lease, boolean watchdog, long acquireStart) {
         RedlockNodes nodes = this.redlock.nodes();
@@ -282,20 +290,12 @@ final class RedlockLock implements NamedLock {
     }
 
     private List<String> args(String owner, Duration lease, long token) {
-        String fenceTtl = this.redlock.options().fenceTtlMillis(lease);
         return List.of(
-                owner, Long.toString(lease.toMillis()), fenceTtl, Long.toString(token), allowanceMicros(fenceTtl));
-    }
-
-    /**
-     * How far below its clock a master with no counter takes a token: {@link
-     * #CLOCK_ALLOWANCE_MICROS}, but less than the counter's time to live, so that once a counter
-     * has expired (its master's clock is then past its token by that time to live) no token at or
-     * below it is taken.
-     */
-    static String allowanceMicros(String fenceTtlMillis) {
-        long belowTtl = (Long.parseLong(fenceTtlMillis) - 1) * 1_000;
-        return Long.toString(Math.max(0, Math.min(CLOCK_ALLOWANCE_MICROS, belowTtl)));
+                owner,
+                Long.toString(lease.toMillis()),
+                this.redlock.options().fenceTtlMillis(lease),
+                Long.toString(token),
+                ALLOWANCE);
     }
 
     /** This client's clock, in µs since the epoch: the fencing token it proposes first. */
@@ -364,12 +364,12 @@ final class RedlockLock implements NamedLock {
     }
 
     /**
-     * Owner-checked release on every master, in parallel; returns how many held the lock.
+     * Owner-checked release on every master, in parallel.
      *
      * @param failIfUnreachable whether to throw when no master could be reached to free it (an
      *     owner's release); a failed acquire's clean-up never throws
      */
-    static long releaseEverywhere(RedlockEngine redlock, String name, String owner, boolean failIfUnreachable) {
+    static Released releaseEverywhere(RedlockEngine redlock, String name, String owner, boolean failIfUnreachable) {
         List<String> keys = List.of(redlock.keys().lock(name));
         List<String> args = List.of(owner, redlock.keys().lockChannel(name), "PUBLISH");
         return releaseEverywhere(redlock, name, LockScripts.RELEASE, keys, master -> args, failIfUnreachable);
@@ -377,10 +377,12 @@ final class RedlockLock implements NamedLock {
 
     /**
      * Runs an owner-checked release script on every master, in parallel, with each master's
-     * arguments; returns how many held the lock (a master that kept it for a hold counts as one that
-     * held it).
+     * arguments, each answer awaited at most the node timeout.
+     *
+     * @param failIfUnreachable whether to throw {@link RedisUnavailableException} when no master
+     *     freed it and too few answered to prove it was no longer this owner's
      */
-    static long releaseEverywhere(
+    static Released releaseEverywhere(
             RedlockEngine redlock,
             String name,
             LuaScript release,
@@ -397,19 +399,50 @@ final class RedlockLock implements NamedLock {
                         System.nanoTime() + redlock.nodeTimeout().toNanos(),
                         false,
                         redlock.masterCount());
-        long freed = answers.stream()
-                .filter(answer -> answer.answered() && (Long) answer.value() >= 0)
-                .count();
-        boolean anyUnanswered = answers.stream().anyMatch(answer -> !answer.answered());
-        if (failIfUnreachable && anyUnanswered && freed == 0) {
+        int freed = 0;
+        int notOwner = 0;
+        for (RedlockNodes.Answer<Object> answer : answers) {
+            if (answer.answered()) {
+                freed += (Long) answer.value() >= 0 ? 1 : 0;
+                notOwner += (Long) answer.value() < 0 ? 1 : 0;
+            }
+        }
+        Released released = new Released(freed, notOwner, answers.size());
+        if (failIfUnreachable && freed == 0 && !released.lossProven()) {
             throw new RedisUnavailableException(
-                    "Could not reach the Redlock masters holding lock '" + name + "'; it expires by its TTL there",
+                    "Could not reach the Redlock masters holding lock '" + name + "' (" + notOwner + " of "
+                            + answers.size() + " answered, none held it); it expires by its TTL there",
                     answers.stream()
                             .map(RedlockNodes.Answer::failure)
                             .filter(java.util.Objects::nonNull)
                             .findFirst()
                             .orElseGet(() -> new IllegalStateException("unreachable masters")));
         }
-        return freed;
+        return released;
+    }
+
+    /**
+     * What a release on every master found.
+     *
+     * @param freed how many masters held it for this owner (and freed it, or kept it for a hold)
+     * @param notOwner how many answered that they did not hold it for this owner
+     * @param masters how many masters there are
+     */
+    record Released(int freed, int notOwner, int masters) {
+
+        /**
+         * Whether the answers prove that this owner no longer held it on a majority: more than a
+         * minority answered "not this owner's" (as a renewal judges it). Masters that did not answer
+         * prove nothing: a release freed on fewer than a majority, with the others silent, is no
+         * proof of a loss.
+         */
+        boolean lossProven() {
+            return this.notOwner > this.masters - (this.masters / 2 + 1);
+        }
+
+        /** The answer of an owner's release: -1 when the loss is proven, else 0. */
+        long outcome() {
+            return lossProven() ? -1 : 0;
+        }
     }
 }

@@ -30,7 +30,8 @@ import redis.clients.jedis.UnifiedJedis;
  * <p>Acquire runs {@code SET NX PX} (and the fencing counter) on every master in parallel, each
  * call bounded by a small per-node timeout. It succeeds only with a majority and a positive
  * validity: lease − elapsed − (1% of the lease + 2 ms) for clock drift. Otherwise it releases on
- * every master and retries after a random delay, a bounded number of times within the wait. A lease
+ * every master and tries again after a random pause (up to the retry delay) until the wait has
+ * passed: the wait is an acquire's only deadline. A lease
  * whose validity already ran out is never returned; the lease's local deadline is its validity.
  * Extension (and the watchdog's renewal) must reach a majority within the validity. Release goes to
  * every master.
@@ -42,9 +43,17 @@ import redis.clients.jedis.UnifiedJedis;
  * that one, must be offered a higher one: tokens strictly increase across changing majorities,
  * whatever the clients' and the masters' clocks say, <em>as long as no master loses its
  * counter</em> (a restart without persistence, eviction). A client whose clock is behind the
- * counters is told the least token each master would take and offers that in a second round; one
- * acquire is so one round trip to the masters in the usual case, two after a client with a faster
- * clock. It does not make Redlock a consensus protocol; see the README.
+ * counters, or more than 1 s behind a master's clock, is told the least token each master would
+ * take (a master with no counter records it) and offers the greatest of them in a second round;
+ * one acquire is so one round trip to the masters in the usual case, two after a client with a
+ * faster clock or with masters' clocks ahead: no assumption is made on clocks being set alike.
+ * It does not make Redlock a consensus protocol; see the README.
+ *
+ * <p>A release that more than a minority of the masters answer "not this owner's" proves the
+ * lease lost, and reports it as one server does; a release that some masters did not answer in
+ * time is no loss. {@link #close()} gives back the connections it keeps and those on their way
+ * back, whatever state a master is in; a call still running through a client's pool gives its
+ * own back when it ends (within that client's socket timeout).
  *
  * <p>A master whose {@code JedisPooled} holds an idle connection is called on the caller's thread:
  * the call is written to every such master first, then the replies are read, each within the node
@@ -63,12 +72,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
 
     private Redlock(Builder builder) {
         this.engine = new RedlockEngine(
-                builder.masters,
-                builder.names,
-                builder.options.build(),
-                builder.nodeTimeout,
-                builder.attempts,
-                builder.retryDelay);
+                builder.masters, builder.names, builder.options.build(), builder.nodeTimeout, builder.retryDelay);
     }
 
     /** Redlock over {@code masters} with the defaults; at least three masters, an odd number advised. */
@@ -143,7 +147,6 @@ public final class Redlock implements LockFactory, AutoCloseable {
         private final List<UnifiedJedis> masters;
         private final TurnstileOptions.Builder options = TurnstileOptions.builder();
         private Duration nodeTimeout = Duration.ofMillis(50);
-        private int attempts = 3;
         private Duration retryDelay = Duration.ofMillis(200);
         private @Nullable List<String> names;
 
@@ -187,16 +190,26 @@ public final class Redlock implements LockFactory, AutoCloseable {
             return this;
         }
 
-        /** How many rounds an acquire may try within its wait; 3 by default. */
+        /**
+         * Formerly how many rounds an acquire tried within its wait; now ignored: an acquire tries
+         * rounds until its wait has passed, pausing up to the {@link #retryDelay(Duration)} between
+         * them.
+         *
+         * @deprecated the wait alone bounds an acquire; remove the call
+         * @throws IllegalArgumentException if {@code attempts} is below 1
+         */
+        @Deprecated(since = "0.2.0")
         public Builder attempts(int attempts) {
             if (attempts < 1) {
                 throw new IllegalArgumentException("'attempts' must be at least 1 but was " + attempts);
             }
-            this.attempts = attempts;
             return this;
         }
 
-        /** The upper bound of the random pause between rounds; 200 ms by default. */
+        /**
+         * The upper bound of the random pause between an acquire's rounds; 200 ms by default. It
+         * paces the rounds and never ends an acquire before its wait has passed.
+         */
         public Builder retryDelay(Duration retryDelay) {
             this.retryDelay = Arguments.requirePositive(retryDelay, "retryDelay");
             return this;

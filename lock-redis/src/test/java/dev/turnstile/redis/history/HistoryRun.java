@@ -6,6 +6,7 @@ import dev.turnstile.test.history.HistoryChecker;
 import dev.turnstile.test.history.HistoryClock;
 import dev.turnstile.test.history.Hold;
 import dev.turnstile.test.redis.ChildJvm;
+import dev.turnstile.test.redis.ClockShift;
 import dev.turnstile.test.redis.PartitionProxy;
 import dev.turnstile.test.redis.RedisSentinelGroup;
 import dev.turnstile.test.redis.RedisServer;
@@ -68,16 +69,20 @@ final class HistoryRun {
         }
         if (this.masters == null) {
             this.masters = new ArrayList<>();
+            boolean shiftable = ClockShift.isAvailable();
             for (int i = 0; i < 5; i++) {
-                this.masters.add(this.redis.startServer(b -> b));
+                this.masters.add(this.redis.startServer(b -> shiftable ? b.shiftableClock() : b));
             }
         }
         this.masters.forEach(m -> {
-            m.resume();
             if (!m.isRunning()) {
                 m.restart();
             }
+            m.resume();
         });
+        if (ClockShift.isAvailable()) {
+            this.masters.forEach(m -> m.shiftClock(Duration.ZERO));
+        }
         return this.masters;
     }
 
@@ -98,6 +103,8 @@ final class HistoryRun {
         private final List<ChildJvm> killed = new ArrayList<>();
         private RedisSentinelGroup sentinel;
         private int faults;
+        /** Each master's clock offset. */
+        private final Duration[] offsets = {Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO};
 
         Cell(Primitive primitive, Fault fault, List<RedisServer> servers) {
             this.primitive = primitive;
@@ -108,9 +115,12 @@ final class HistoryRun {
         Result run(Duration length) throws Exception {
             long runMillis = length.toMillis();
             if (this.fault.needsSentinel()) {
-                this.sentinel = RedisSentinelGroup.start(1);
+                this.sentinel = this.fault == Fault.FAILOVER_CLOCK_BEHIND
+                        ? RedisSentinelGroup.start(1, RedisServer.Builder::shiftableClock)
+                        : RedisSentinelGroup.start(1);
                 this.resources.add(this.sentinel);
             }
+            shiftClocks();
             addInJvmProcess("node-1", this.fault == Fault.PARTITION);
             if (this.fault.needsChildJvms()) {
                 for (int i = 1; i <= 2; i++) {
@@ -172,8 +182,9 @@ final class HistoryRun {
                     }
                 }
             }
-            Deployment.Clients connected =
-                    Deployment.on(this.primitive, clients, LEASE, this.fault == Fault.FAILOVER_MIN_REPLICAS ? 1 : 0);
+            int minReplicas =
+                    this.fault == Fault.FAILOVER_MIN_REPLICAS || this.fault == Fault.FAILOVER_CLOCK_BEHIND ? 1 : 0;
+            Deployment.Clients connected = Deployment.on(this.primitive, clients, LEASE, minReplicas);
             this.resources.add(connected);
             this.processes.add(process);
             this.workloads.add(new Workload(process, this.primitive, connected.locks(), this.history, WAIT, MAX_WORK));
@@ -215,7 +226,7 @@ final class HistoryRun {
                 }
                 case PARTITION -> repeat(endNanos, 300, this::partition);
                 case FORCE_RELEASE -> forceReleases(endNanos);
-                case FAILOVER, FAILOVER_MIN_REPLICAS -> {
+                case FAILOVER, FAILOVER_MIN_REPLICAS, FAILOVER_CLOCK_BEHIND -> {
                     park(TimeUnit.MILLISECONDS.toNanos(length.toMillis() / 4));
                     int old = this.sentinel.currentMasterPort();
                     // The worst failover: the last writes never reach the replica. Replication is cut
@@ -233,7 +244,59 @@ final class HistoryRun {
                     park(endNanos - System.nanoTime());
                 }
                 case FENCE_AHEAD -> repeat(endNanos, 300, this::raiseFence);
+                case MASTERS_CLOCKS_BEHIND -> repeat(endNanos, 300, this::stepMasterClocksBack);
+                case MASTERS_CLOCKS_AHEAD, MASTER_DOWN_ANOTHER_AHEAD -> park(endNanos - System.nanoTime());
             }
+        }
+
+        /**
+         * Sets the clocks before the workload starts: the masters' ahead of the clients' (each its
+         * own offset, 5 s to 1 h), or behind them, or one master down and another ahead; on a
+         * Sentinel group, the replica's 5 s behind its master's.
+         */
+        private void shiftClocks() {
+            List<Duration> offsets = switch (this.fault) {
+                case MASTERS_CLOCKS_AHEAD ->
+                    List.of(
+                            Duration.ofSeconds(5),
+                            Duration.ofHours(1),
+                            Duration.ofMinutes(30),
+                            Duration.ofSeconds(5),
+                            Duration.ofMinutes(10));
+                case MASTERS_CLOCKS_BEHIND ->
+                    List.of(
+                            Duration.ofSeconds(-5),
+                            Duration.ofHours(-1),
+                            Duration.ofSeconds(-5),
+                            Duration.ofMinutes(-30),
+                            Duration.ofSeconds(-5));
+                case MASTER_DOWN_ANOTHER_AHEAD -> List.of(Duration.ZERO, Duration.ofHours(1), Duration.ofSeconds(5));
+                default -> List.of();
+            };
+            for (int i = 0; i < offsets.size(); i++) {
+                this.offsets[i] = offsets.get(i);
+                this.servers.get(i).shiftClock(offsets.get(i));
+                this.faults++;
+            }
+            if (this.fault == Fault.MASTER_DOWN_ANOTHER_AHEAD) {
+                this.servers.get(0).stop();
+                this.faults++;
+            }
+            if (this.fault == Fault.FAILOVER_CLOCK_BEHIND) {
+                this.sentinel.replicas().get(0).shiftClock(Duration.ofSeconds(-5));
+                this.faults++;
+            }
+        }
+
+        /**
+         * Steps a random master's clock further back, by 1 s to 1 min: its keys live longer, its
+         * floor drops. (A clock stepped ahead would expire its keys early, which Redlock does not
+         * survive: the guarantees page says so.)
+         */
+        private void stepMasterClocksBack() {
+            int index = HistoryRun.this.random.nextInt(this.servers.size());
+            this.offsets[index] = this.offsets[index].minusSeconds(1 + HistoryRun.this.random.nextInt(60));
+            this.servers.get(index).shiftClock(this.offsets[index]);
         }
 
         private void repeat(long endNanos, long gapMillis, Runnable action) {
@@ -333,7 +396,9 @@ final class HistoryRun {
         private void heal() {
             this.proxies.forEach(PartitionProxy::heal);
             for (RedisServer server : this.servers) {
-                server.resume();
+                if (server.isRunning()) {
+                    server.resume();
+                }
             }
         }
 

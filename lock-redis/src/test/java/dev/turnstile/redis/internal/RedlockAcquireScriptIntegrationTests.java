@@ -51,7 +51,7 @@ class RedlockAcquireScriptIntegrationTests {
                         Long.toString(leaseMillis),
                         fenceTtlMillis,
                         Long.toString(token),
-                        RedlockLock.allowanceMicros(fenceTtlMillis)));
+                        RedlockLock.ALLOWANCE));
     }
 
     @Test
@@ -85,18 +85,38 @@ class RedlockAcquireScriptIntegrationTests {
     }
 
     @Test
-    void aCounterShorterLivedThanTheAllowanceNeverLetsALowerTokenInAfterItExpired() {
-        // Lease 100 ms plus 1 ms of retention: the counter lives 101 ms after the clock passed it.
+    void aCounterShorterLivedThanTheAllowanceIsKeptLongerSoNoLowerTokenGetsInAfterItExpired() {
+        // Lease 100 ms plus 1 ms of retention: the counter lives the 1 s allowance plus 1 ms instead.
         long first = serverMicros();
         assertThat(propose("a", 100, "101", first).get(0)).isEqualTo(1L);
+        assertThat(this.client.pttl(KEYS.get(1))).isGreaterThan(900L);
         this.client.del(KEYS.get(0));
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
-        assertThat(this.client.exists(KEYS.get(1))).as("the counter expired").isFalse();
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> !this.client.exists(KEYS.get(1)));
         // A client whose clock is 0.5 s behind proposes a token below the one handed out.
         List<?> reply = propose("b", 100, "101", first - 500_000);
         assertThat(reply.get(0))
-                .as("refused: the allowance is below the counter's 101 ms")
+                .as("refused: the allowance is below the counter's life")
                 .isEqualTo(2L);
         assertThat((Long) reply.get(1)).isGreaterThan(first);
+    }
+
+    @Test
+    void aMasterWithNoCounterKeepsTheLeastItNamedSoTheNextRoundIsTakenHoweverItsClockMoved() {
+        long now = serverMicros();
+        List<?> reply = propose("a", 10_000, "20000", now - 5_000_000);
+        assertThat(reply.get(0)).as("5 s behind").isEqualTo(2L);
+        long least = (Long) reply.get(1);
+        assertThat(this.client.exists(KEYS.get(0))).as("no lock written").isFalse();
+        assertThat(this.client.get(KEYS.get(1))).as("the least recorded").isEqualTo(Long.toString(least - 1));
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // the master's clock moves on
+        assertThat((Object) propose("a", 10_000, "20000", least).subList(0, 2))
+                .as("the least named, offered later")
+                .isEqualTo(List.of(1L, least));
+        this.client.del(KEYS.get(0));
+        assertThat(propose("b", 10_000, "20000", least).get(0))
+                .as("never the same token twice")
+                .isEqualTo(2L);
     }
 }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.UnifiedJedis;
 
 /** Calls to three real masters: on the caller's thread while they answer, through their pools when not. */
@@ -85,6 +86,35 @@ class RedlockNodesIntegrationTests {
         await().atMost(Duration.ofSeconds(5))
                 .untilAsserted(() -> assertThat(this.clients)
                         .allMatch(client -> RedisClients.poolOf(client).getNumActive() == 0));
+    }
+
+    @Test
+    void closingWhileAMastersThreadsAreStuckOnItGivesItsConnectionsBackAllTheSame() {
+        warmUp();
+        UnifiedJedis stalled = this.clients.get(2);
+        List<Connection> idle = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            idle.add(RedisClients.poolOf(stalled).getResource()); // connected now, so the calls below need not connect
+        }
+        idle.forEach(Connection::close);
+        masters.get(2).pause();
+        try {
+            // Every thread of the stalled master is busy with a call through its pool (each blocks
+            // for the client's 2 s socket timeout) ...
+            for (int i = 0; i < 4; i++) {
+                this.nodes.callAll(UnifiedJedis::ping, System.nanoTime(), false);
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> RedisClients.poolOf(stalled).getNumActive() >= 5);
+            // ... when a direct call to it times out: its connection's give-back is queued behind them.
+            assertThat(echo(1, 50).get(2).answered()).isFalse();
+            this.nodes.close();
+        } finally {
+            masters.get(2).resume();
+        }
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(this.clients)
+                        .allMatch(client -> RedisClients.poolOf(client).getNumActive() == 0));
+        assertThat(stalled.ping()).isEqualTo("PONG");
     }
 
     @Test

@@ -63,9 +63,88 @@ class RedlockIntegrationTests {
     private Redlock redlock(Duration nodeTimeout) {
         return Redlock.builder(this.clients)
                 .nodeTimeout(nodeTimeout)
-                .attempts(2)
                 .retryDelay(Duration.ofMillis(20))
                 .build();
+    }
+
+    @Test
+    void aSecondCallerWaitsItsWholeWaitAndGetsALockReleasedLate() {
+        try (Redlock redlock = redlock(Duration.ofMillis(500))) {
+            Lease held = redlock.lock("later").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
+            CompletableFuture.runAsync(held::release, CompletableFuture.delayedExecutor(1_900, TimeUnit.MILLISECONDS));
+            long start = System.nanoTime();
+            Optional<Lease> second = redlock.lock("later").tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(second)
+                    .as("acquired within the 5 s wait (after %d ms)", tookMillis)
+                    .isPresent();
+            assertThat(tookMillis).isGreaterThanOrEqualTo(1_800);
+            second.get().release();
+        }
+    }
+
+    @Test
+    void aBusyLockIsRefusedOnlyOnceTheWaitHasPassed() {
+        try (Redlock redlock = redlock(Duration.ofMillis(500))) {
+            Lease held = redlock.lock("busy-wait").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
+            long start = System.nanoTime();
+            Optional<Lease> second =
+                    redlock.lock("busy-wait").tryAcquire(Duration.ofMillis(1_500), Duration.ofSeconds(10));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(second).isEmpty();
+            assertThat(tookMillis).as("gave up after %d ms", tookMillis).isGreaterThanOrEqualTo(1_500);
+            held.release();
+        }
+    }
+
+    /** A Redlock whose listener adds every lost lease to {@code lost}. */
+    private Redlock listened(List<LeaseLostEvent> lost) {
+        return Redlock.builder(this.clients)
+                .listener(lost::add)
+                .nodeTimeout(Duration.ofMillis(500))
+                .build();
+    }
+
+    @Test
+    void aReleaseAfterAForceReleaseAndATakeOverReportsTheLossAsOneServerDoes() {
+        List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Redlock holder = listened(lost);
+                Redlock other = redlock(Duration.ofMillis(500))) {
+            Lease lease = holder.lock("taken").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
+            assertThat(other.lock("taken").forceRelease()).containsExactly("taken");
+            Lease next = other.lock("taken").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
+            assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+            assertThat(lease.release()).isFalse();
+            assertThat(lost).hasSize(1);
+            assertThat(lost.get(0).reason()).isEqualTo(LeaseLostEvent.Reason.EXPIRED_IN_REDIS);
+            assertThat(lost.get(0).fencingToken()).isEqualTo(lease.fencingToken());
+            assertThat(lease.release()).as("once").isFalse();
+            assertThat(lost).hasSize(1);
+            next.release();
+        }
+    }
+
+    @Test
+    void aReleaseThatTimedOutOnSomeMastersIsNoLoss() {
+        List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Redlock redlock = listened(lost)) {
+            Lease lease = redlock.lock("half-heard").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10));
+            await().atMost(Duration.ofSeconds(5))
+                    .alias("granted on every master")
+                    .until(() -> keysOnLiveMasters("half-heard") == 5);
+            // Two masters lost it (a minority: the other three still hold it), a third is stalled.
+            masters.get(0).client().del("turnstile:lock:{half-heard}");
+            masters.get(1).client().del("turnstile:lock:{half-heard}");
+            masters.get(2).pause();
+            try {
+                assertThat(lease.release())
+                        .as("2 freed, 2 not held, 1 silent: no proof of a loss")
+                        .isTrue();
+            } finally {
+                masters.get(2).resume();
+            }
+            assertThat(lost).isEmpty();
+        }
     }
 
     @Test
@@ -173,7 +252,6 @@ class RedlockIntegrationTests {
         masters.get(4).kill();
         try (Redlock redlock = Redlock.builder(this.clients)
                 .nodeTimeout(Duration.ofMillis(200))
-                .attempts(2)
                 .retryDelay(Duration.ofMillis(20))
                 .masterNames(masters.stream().map(m -> "127.0.0.1:" + m.port()).toList())
                 .build()) {
@@ -212,10 +290,8 @@ class RedlockIntegrationTests {
         }
         three.get(0).set("turnstile:fence:{fenced}", Long.toString(ahead));
         three.get(1).set("turnstile:fence:{fenced}", Long.toString(ahead));
-        try (Redlock redlock = Redlock.builder(three)
-                .nodeTimeout(Duration.ofMillis(100))
-                .attempts(1)
-                .build()) {
+        try (Redlock redlock =
+                Redlock.builder(three).nodeTimeout(Duration.ofMillis(100)).build()) {
             long first;
             try (Lease lease = redlock.lock("fenced").acquire(Duration.ZERO, Duration.ofSeconds(5))) {
                 first = lease.fencingToken();
@@ -346,10 +422,8 @@ class RedlockIntegrationTests {
                 masters.get(i).resume();
             }
         });
-        try (Redlock redlock = Redlock.builder(this.clients)
-                .nodeTimeout(Duration.ofSeconds(1))
-                .attempts(1)
-                .build()) {
+        try (Redlock redlock =
+                Redlock.builder(this.clients).nodeTimeout(Duration.ofSeconds(1)).build()) {
             // Three masters answer after ~300 ms: a majority, but later than the 100 ms lease.
             Optional<Lease> lease = redlock.lock("slow").tryAcquire(Duration.ZERO, Duration.ofMillis(100));
             resume.join();
@@ -361,10 +435,8 @@ class RedlockIntegrationTests {
     @Test
     void holdersNeverOverlapAndFencingTokensIncrease() throws Exception {
         List<long[]> holds = java.util.Collections.synchronizedList(new ArrayList<>());
-        try (Redlock redlock = Redlock.builder(this.clients)
-                .attempts(50)
-                .retryDelay(Duration.ofMillis(5))
-                .build()) {
+        try (Redlock redlock =
+                Redlock.builder(this.clients).retryDelay(Duration.ofMillis(5)).build()) {
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
                 List<Future<?>> workers = new ArrayList<>();
@@ -461,7 +533,6 @@ class RedlockIntegrationTests {
                 }
                 try (Redlock b = Redlock.builder(fresh)
                         .nodeTimeout(Duration.ofMillis(200))
-                        .attempts(1)
                         .build()) {
                     Optional<Lease> second = b.lock("fragile").tryAcquire(Duration.ZERO, lease);
                     if (second.isPresent() && held.isHeld()) {
@@ -494,10 +565,8 @@ class RedlockIntegrationTests {
     @Test
     void aLeaseGrantedLateInItsValidityIsStillHeldWhenReturned() {
         masters.get(0).pause();
-        try (Redlock redlock = Redlock.builder(this.clients)
-                .nodeTimeout(Duration.ofMillis(80))
-                .attempts(1)
-                .build()) {
+        try (Redlock redlock =
+                Redlock.builder(this.clients).nodeTimeout(Duration.ofMillis(80)).build()) {
             // One master never answers: the acquire waits out its 80 ms node timeout of a 150 ms lease.
             Optional<Lease> lease = redlock.lock("late").tryAcquire(Duration.ZERO, Duration.ofMillis(150));
             // One round: the token is on the granting majority, so nothing waits for the frozen master again.

@@ -46,7 +46,6 @@ public final class RedlockWorkerMain {
                 Redlock redlock = Redlock.builder(masters)
                         .nodeTimeout(Duration.ofMillis(100))
                         .retryDelay(Duration.ofMillis(30))
-                        .attempts(20)
                         .build()) {
             FencedRegister register = new FencedRegister(registerClient);
             while (System.nanoTime() < end) {

@@ -25,10 +25,11 @@ public final class RedisSentinelGroup implements AutoCloseable {
     private final List<RedisServer> replicas = new ArrayList<>();
     private final List<RedisServer> sentinels = new ArrayList<>();
 
-    private RedisSentinelGroup(int replicas) {
+    private RedisSentinelGroup(int replicas, java.util.function.UnaryOperator<RedisServer.Builder> replicaOptions) {
         this.master = RedisServer.start();
         for (int i = 0; i < replicas; i++) {
-            this.replicas.add(RedisServer.builder()
+            this.replicas.add(replicaOptions
+                    .apply(RedisServer.builder())
                     .arguments("--replicaof", "127.0.0.1", Integer.toString(this.master.port()))
                     .start());
         }
@@ -41,7 +42,16 @@ public final class RedisSentinelGroup implements AutoCloseable {
 
     /** Starts the group and waits until the replicas are in sync and the Sentinels see them. */
     public static RedisSentinelGroup start(int replicas) {
-        RedisSentinelGroup group = new RedisSentinelGroup(replicas);
+        return start(replicas, java.util.function.UnaryOperator.identity());
+    }
+
+    /**
+     * Like {@link #start(int)}, with the replicas built with {@code replicaOptions} (for example
+     * {@code RedisServer.Builder::shiftableClock}).
+     */
+    public static RedisSentinelGroup start(
+            int replicas, java.util.function.UnaryOperator<RedisServer.Builder> replicaOptions) {
+        RedisSentinelGroup group = new RedisSentinelGroup(replicas, replicaOptions);
         try {
             group.awaitReady(Duration.ofSeconds(30));
             return group;

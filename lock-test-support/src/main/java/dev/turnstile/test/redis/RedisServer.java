@@ -56,6 +56,7 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final @Nullable String sentinelMonitor;
     private final TlsCertificates.@Nullable Identity tls;
+    private final @Nullable Path clockFile;
     private @Nullable Process process;
     private @Nullable UnifiedJedis client;
 
@@ -71,6 +72,12 @@ public final class RedisServer implements AutoCloseable {
         this.port = port;
         this.sentinelMonitor = builder.sentinelMonitor;
         this.tls = builder.tls;
+        if (builder.shiftableClock) {
+            this.clockFile = this.directory.resolve("clock-offset");
+            ClockShift.write(this.clockFile, Duration.ZERO);
+        } else {
+            this.clockFile = null;
+        }
     }
 
     /** Starts a fresh, non-persistent server on a free port. */
@@ -313,10 +320,14 @@ public final class RedisServer implements AutoCloseable {
         command.addAll(this.extraArguments);
         try {
             Path log = this.directory.resolve("redis.log");
-            this.process = new ProcessBuilder(command)
+            ProcessBuilder launch = new ProcessBuilder(command)
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                    .start();
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            if (this.clockFile != null) {
+                launch.environment().put("LD_PRELOAD", ClockShift.library().toString());
+                launch.environment().put(ClockShift.FILE_VARIABLE, this.clockFile.toString());
+            }
+            this.process = launch.start();
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start " + this.binary, e);
         }
@@ -501,6 +512,40 @@ public final class RedisServer implements AutoCloseable {
         throw new IllegalStateException("No free loopback port found");
     }
 
+    /**
+     * Sets this server's wall clock {@code offset} ahead of the machine's (behind if negative), from
+     * now on and across restarts; its {@code TIME}, script clock and key expiry follow. A running
+     * server's {@code TIME} shows the offset (within 500 ms) when this returns. Only for a server
+     * built with {@link Builder#shiftableClock()}.
+     *
+     * @throws IllegalStateException if it was not, or its clock did not follow within 5 s
+     */
+    public void shiftClock(Duration offset) {
+        if (this.clockFile == null) {
+            throw new IllegalStateException(
+                    "shiftClock needs a server built with RedisServer.builder().shiftableClock()");
+        }
+        ClockShift.write(this.clockFile, offset);
+        if (!isRunning()) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (Math.abs(timeMillis() - System.currentTimeMillis() - offset.toMillis()) >= 500) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(this + "'s clock did not follow a shift to " + offset);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    /** Returns this server's {@code TIME}, in milliseconds since the epoch. */
+    public long timeMillis() {
+        try (Jedis jedis = connect()) {
+            List<String> time = jedis.time();
+            return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+        }
+    }
+
     /** Options for a {@link RedisServer}. */
     public static final class Builder {
 
@@ -510,8 +555,19 @@ public final class RedisServer implements AutoCloseable {
         private @Nullable String sentinelMonitor;
         private TlsCertificates.@Nullable Identity tls;
         private final List<String> extraArguments = new ArrayList<>();
+        private boolean shiftableClock;
 
         private Builder() {}
+
+        /**
+         * Runs the server under {@link ClockShift}, so {@link RedisServer#shiftClock(Duration)} can
+         * move its wall clock. Starting it skips the calling test (with the reason) where the library
+         * cannot be built.
+         */
+        public Builder shiftableClock() {
+            this.shiftableClock = true;
+            return this;
+        }
 
         /**
          * Whether the server writes an append-only file (fsync always) that survives {@link

@@ -8,11 +8,40 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.params.SetParams;
 
 class RedisServerIntegrationTests {
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
+
+    @Test
+    void aShiftedClockMovesTimeScriptsAndKeyExpiryButNotTheMachines() {
+        RedisServer server = redis.startServer(RedisServer.Builder::shiftableClock);
+        JedisPooled client = server.client();
+        server.shiftClock(Duration.ofHours(1));
+        assertThat(server.timeMillis() - System.currentTimeMillis()).isBetween(3_590_000L, 3_610_000L);
+        Object scriptClock = client.eval("return redis.call('TIME')[1]");
+        assertThat(Long.parseLong((String) scriptClock) - System.currentTimeMillis() / 1000)
+                .isBetween(3_590L, 3_610L);
+        client.set("short", "v", SetParams.setParams().px(60_000));
+        client.set("long", "v", SetParams.setParams().px(600_000));
+        server.shiftClock(Duration.ofHours(1).plusMinutes(5));
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(client.get("short"))
+                        .as("expired by the shifted clock")
+                        .isNull());
+        assertThat(client.get("long")).isEqualTo("v");
+        server.shiftClock(Duration.ofSeconds(-30));
+        assertThat(System.currentTimeMillis() - server.timeMillis()).isBetween(25_000L, 35_000L);
+        assertThat(client.pttl("long"))
+                .as("a clock stepped back lengthens a key's life")
+                .isGreaterThan(600_000);
+        assertThat(Math.abs(redis.server().timeMillis() - System.currentTimeMillis()))
+                .as("another server keeps the machine's clock")
+                .isLessThan(1_000);
+    }
 
     @Test
     void serverRunsOnAFreePortThatIsNotTheDefault() {
