@@ -104,7 +104,8 @@ class RedlockNodesIntegrationTests {
             for (int i = 0; i < 4; i++) {
                 this.nodes.callAll(UnifiedJedis::ping, System.nanoTime(), false);
             }
-            await().atMost(Duration.ofSeconds(5)).until(() -> RedisClients.poolOf(stalled).getNumActive() >= 5);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> RedisClients.poolOf(stalled).getNumActive() >= 5);
             // ... when a direct call to it times out: its connection's give-back is queued behind them.
             assertThat(echo(1, 50).get(2).answered()).isFalse();
             this.nodes.close();

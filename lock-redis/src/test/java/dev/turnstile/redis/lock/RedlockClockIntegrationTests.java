@@ -18,7 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Redlock over three masters whose wall clocks are shifted ahead of this client's and behind it
@@ -31,7 +31,7 @@ class RedlockClockIntegrationTests {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     private static final List<RedisServer> masters = new ArrayList<>();
-    private final List<JedisPooled> clients = new ArrayList<>();
+    private final List<UnifiedJedis> clients = new ArrayList<>();
 
     @BeforeEach
     void startMasters() {
@@ -52,7 +52,7 @@ class RedlockClockIntegrationTests {
 
     @AfterEach
     void closeClients() {
-        this.clients.forEach(JedisPooled::close);
+        this.clients.forEach(UnifiedJedis::close);
     }
 
     private Redlock redlock() {

@@ -18,7 +18,7 @@ class RedisServerIntegrationTests {
     @Test
     void aShiftedClockMovesTimeScriptsAndKeyExpiryButNotTheMachines() {
         RedisServer server = redis.startServer(RedisServer.Builder::shiftableClock);
-        JedisPooled client = server.client();
+        UnifiedJedis client = server.client();
         server.shiftClock(Duration.ofHours(1));
         assertThat(server.timeMillis() - System.currentTimeMillis()).isBetween(3_590_000L, 3_610_000L);
         Object scriptClock = client.eval("return redis.call('TIME')[1]");
