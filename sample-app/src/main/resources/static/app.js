@@ -8,11 +8,18 @@ const $ = (selector) => document.querySelector(selector);
 
 /** Since when the server or Redis has not answered (ms), or 0 while all is well. */
 let downSince = 0;
+/** What is wrong now, in words, while something is. */
+let downWhat = '';
+/** Why the sample's own redis-server is down for good ("left down"), as /status says; else null. */
+let ownFailure = null;
 /** How many restarts of the sample's own redis-server the page has already told about. */
 let restartsSeen = null;
 
 /** Paths the sample answers from memory: their answers say nothing about Redis. */
 const WITHOUT_REDIS = ['/status', '/trades', '/runs/'];
+
+/** A read that takes longer than this counts as failed: the page greys its panels then, not later. */
+const READ_TIMEOUT_MS = 2000;
 
 /** Calls the API; resolves to {ok, status, body, headers} and never rejects on an HTTP error. */
 async function api(method, path, body) {
@@ -21,14 +28,23 @@ async function api(method, path, body) {
     options.headers['Content-Type'] = 'application/json';
     options.body = JSON.stringify(body);
   }
+  const reading = method === 'GET';
+  if (reading) options.signal = AbortSignal.timeout(READ_TIMEOUT_MS);
   let response;
+  let text;
   try {
     response = await fetch(path, options);
+    text = await response.text();
   } catch (e) {
-    down('The sample does not answer: is it running?');
-    return { ok: false, status: 0, body: { detail: 'No answer from the sample.' }, headers: new Headers() };
+    const slow = reading && e && (e.name === 'TimeoutError' || e.name === 'AbortError');
+    if (slow && !WITHOUT_REDIS.some((prefix) => path.startsWith(prefix))) {
+      down('Redis does not answer in time.');
+    } else {
+      down('The sample does not answer: is it running?');
+    }
+    return { ok: false, status: 0, body: { detail: slow ? 'No answer within 2 s.' : 'No answer from the sample.' },
+      headers: new Headers() };
   }
-  const text = await response.text();
   let parsed = null;
   try { parsed = text ? JSON.parse(text) : null; } catch (e) { parsed = { detail: text }; }
   if (response.status === 503) {
@@ -39,21 +55,44 @@ async function api(method, path, body) {
   return { ok: response.ok, status: response.status, body: parsed, headers: response.headers };
 }
 
-/** Shows the banner once per outage; the page keeps asking, and says so once. */
+/** Shows the banner once per outage and greys every panel that shows Redis's data at once. */
 function down(what) {
   if (!downSince) downSince = Date.now();
-  const since = new Date(downSince).toLocaleTimeString('en-GB');
-  showBanner(`${what} Since ${since} the panels show their last data, greyed; the page asks again every 3 s.`);
+  downWhat = what;
+  Object.values(panels).filter((panel) => panel.fromRedis).forEach((panel) => {
+    if (!panel.stale) setStale(panel, true);
+    noteAge(panel);
+  });
+  renderBanner();
 }
 
 function up() {
   if (!downSince) return;
   downSince = 0;
-  hideBanner();
+  renderBanner();
 }
 
-function showBanner(text) { const b = $('#banner'); b.textContent = text; b.hidden = false; }
-function hideBanner() { $('#banner').hidden = true; }
+/**
+ * One banner, the truest thing first: the sample's own redis-server left down for good (until
+ * /status stops saying so), else an outage in progress, else nothing.
+ */
+function renderBanner() {
+  const banner = $('#banner');
+  if (ownFailure) {
+    banner.textContent = ownFailure;
+    banner.dataset.kind = 'left-down';
+  } else if (downSince) {
+    const since = new Date(downSince).toLocaleTimeString('en-GB');
+    banner.textContent = `${downWhat} Since ${since} the panels show their last data, greyed; the page asks again`
+      + ' every 3 s.';
+    banner.dataset.kind = 'down';
+  } else {
+    banner.hidden = true;
+    delete banner.dataset.kind;
+    return;
+  }
+  banner.hidden = false;
+}
 
 /** Where the data lives, and whether the sample's own redis-server died and was started again. */
 async function refreshStatus() {
@@ -62,18 +101,17 @@ async function refreshStatus() {
   const status = answer.body;
   $('#where').textContent = status.own
     ? `Data: the sample's own redis-server at ${status.redis}. It lives only as long as that server: the sample`
-      + ' starts it and stops it, and loads the book\'s example into it.'
+      + ' starts it and stops it, and loads the market street into it.'
     : `Data: ${status.redis}, the Redis the sample was pointed at.`;
+  $('#table-cores').textContent = ` (${status.cores} processor${status.cores === 1 ? '' : 's'})`;
   const server = status.server;
-  if (!server) return;
-  if (server.failure) {
-    showBanner(server.failure);
-    return;
-  }
+  ownFailure = server && server.failure ? server.failure : null;
+  renderBanner();
+  if (!server || ownFailure) return;
   if (restartsSeen !== null && server.restarts > restartsSeen) {
     const when = server.lastExit ? new Date(server.lastExit).toLocaleTimeString('en-GB') : 'just now';
     $('#notice-text').textContent = `The sample's redis-server died at ${when} and was started again on the same`
-      + ' port. Its data died with it, so the book\'s example was loaded again.';
+      + ' port. Its data died with it, so the market street was loaded again.';
     $('#notice').hidden = false;
   }
   restartsSeen = server.restarts;
@@ -85,7 +123,7 @@ $('#notice-close').addEventListener('click', () => { $('#notice').hidden = true;
 
 const panels = {};
 document.querySelectorAll('[data-panel]').forEach((section) => {
-  panels[section.dataset.panel] = { section, updated: 0, stale: false };
+  panels[section.dataset.panel] = { section, updated: 0, stale: false, fromRedis: section.dataset.panel !== 'log' };
 });
 
 function fresh(name) {
@@ -163,14 +201,25 @@ function numberOrNull(input) {
   return text === '' ? null : Number(text);
 }
 
-// --- users and market -------------------------------------------------------------------------
+// --- people and market ------------------------------------------------------------------------
 
 let users = [];
 
-/** "27 Bill", or the id alone when the name is the id. */
+/** "Ann" when the id is the name in small letters, else "Bill (27)"; the id alone when there is no name. */
 function userLabel(id) {
   const user = users.find((candidate) => candidate.id === id);
-  return user && user.name && user.name !== id ? `${id} ${user.name}` : id;
+  if (!user || !user.name || user.name === id) return id;
+  return user.name.toLowerCase() === id ? user.name : `${user.name} (${id})`;
+}
+
+/** Keeps a select's choice, else picks the first of {@code preferred} that is there. */
+function fillUsers(select, ids, preferred) {
+  const had = select.value !== '';
+  fillSelect(select, ids, true, userLabel);
+  if (!had) {
+    const pick = preferred.find((id) => ids.includes(id));
+    if (pick) select.value = pick;
+  }
 }
 
 async function refreshUsers() {
@@ -189,15 +238,11 @@ async function refreshUsers() {
     return row;
   }));
   const ids = users.map((user) => user.id);
-  const buyer = $('#buyer');
-  const hadBuyer = buyer.value !== '';
-  fillSelect(buyer, ids, true, userLabel);
-  if (!hadBuyer && ids.includes('27')) buyer.value = '27';
-  fillSelect($('#item-user'), ids, true, userLabel);
-  const seller = $('#list-seller');
-  const hadSeller = seller.value !== '';
-  fillSelect(seller, ids, true, userLabel);
-  if (!hadSeller && ids.includes('17')) seller.value = '17';
+  fillUsers($('#buyer'), ids, ['ben', '27']);
+  fillUsers($('#race-first'), ids, ['ann', '27']);
+  fillUsers($('#race-second'), ids, ['ben', '17']);
+  fillUsers($('#item-user'), ids, []);
+  fillUsers($('#list-seller'), ids, ['ann', '17']);
   refreshListable();
 }
 
@@ -207,7 +252,7 @@ function refreshListable() {
   const hadItem = item.value !== '';
   const items = seller ? [...seller.inventory].sort() : [];
   fillSelect(item, items, true);
-  if (!hadItem && items.includes('ItemM')) item.value = 'ItemM'; // the book's figure 6.4
+  if (!hadItem && items.includes('guitar')) item.value = 'guitar'; // step 2
 }
 
 async function refreshMarket() {
@@ -222,55 +267,148 @@ async function refreshMarket() {
     cell(row, listing.itemId);
     cell(row, userLabel(listing.sellerId));
     cell(row, listing.price.toLocaleString('en'), 'num');
-    const button = document.createElement('button');
-    button.className = 'buy';
-    button.textContent = 'Buy';
-    button.addEventListener('click', () => buy(listing));
-    cell(row, '').appendChild(button);
+    const actions = cell(row, '', 'actions');
+    const buyButton = document.createElement('button');
+    buyButton.className = 'buy';
+    buyButton.textContent = 'Buy';
+    buyButton.addEventListener('click', () => buy(listing));
+    const raceButton = document.createElement('button');
+    raceButton.className = 'race';
+    raceButton.textContent = 'Race';
+    raceButton.title = 'Two buyers at once: the first chosen under Race, then the second';
+    raceButton.addEventListener('click', () => race(listing));
+    actions.append(buyButton, ' ', raceButton);
     return row;
   }));
   $('#listings-empty').hidden = answer.body.length > 0;
 }
 
+/** Every panel at once; the market after the people, whose names its rows show. */
 async function refreshAll() {
-  await refreshUsers();
-  await Promise.all([refreshMarket(), refreshTrades(), refreshStatus()]);
+  await Promise.all([refreshUsers().then(refreshMarket), refreshTrades(), refreshStatus()]);
 }
 
-/** What a trade's locks did, in words: "waited 2.9 s for market:ItemA.4, funds:27 (fencing tokens 13, 6)". */
+/**
+ * "market:teapot.dev +3,125,595 over #4": a token by its lock, as how much larger it is than the
+ * previous grant's in the log (its order at a glance), else its last digits; the full token on hover.
+ */
+function tokenText(token) {
+  return token.sincePrevious !== null && token.sincePrevious !== undefined
+    ? `${token.lock} +${token.sincePrevious.toLocaleString('en')} over #${token.previousTrade}`
+    : `${token.lock} ${token.shortForm}`;
+}
+
+/** "waited 2.7 s for #12's lock on market:teapot.dev", or "got market:lamp.cara, funds:ben at once". */
+function waitText(trade) {
+  if (!trade || !trade.locks) return 'no lock';
+  if (trade.waitedFor && trade.waitedFor.length) {
+    const whose = trade.waitedFor.map((id) => '#' + id).join(', ');
+    return `waited ${seconds(trade.waitedMillis || 0)} for ${whose}'s lock${trade.waitedOn.length > 1 ? 's' : ''}`
+      + ` on ${trade.waitedOn.join(', ')}`;
+  }
+  return `got ${trade.locks.join(', ')} at once`;
+}
+
+/** What a trade's locks did, in words, with its labelled tokens. */
 function lockStory(trade) {
-  if (!trade || trade.locks === null || trade.locks === undefined) return 'no lock';
-  const tokens = Object.values(trade.fencingTokens || {});
-  return `waited ${seconds(trade.waitedMillis || 0)} for ${trade.locks}`
-    + (tokens.length ? ` (fencing token${tokens.length > 1 ? 's' : ''} ${tokens.join(', ')})` : '');
+  if (!trade || !trade.locks) return 'no lock';
+  const tokens = (trade.tokens || []).map(tokenText);
+  return waitText(trade) + (tokens.length ? ` (fencing token${tokens.length > 1 ? 's' : ''} ${tokens.join(', ')})` : '');
 }
 
 async function buy(listing) {
   const buyer = $('#buyer').value;
   const strategy = $('#strategy').value;
   const slow = $('#slow').checked;
-  if (!buyer) { say('#trade-result', 'Create a user to buy with first.', false); return; }
-  say('#trade-result', `${userLabel(buyer)} is buying ${listing.itemId}`
+  if (!buyer) { say('#trade-result', 'Create a person to buy with first.', false); return; }
+  say('#trade-result', `${userLabel(buyer)} is buying the ${listing.itemId}`
       + (slow ? ' (slow trade: about 3 s)…' : '…'), true);
   const answer = await api('POST', '/market/purchases?strategy=' + encodeURIComponent(strategy)
       + (slow ? '&slow=true' : ''),
       { buyerId: buyer, itemId: listing.itemId, sellerId: listing.sellerId, price: listing.price });
   const trade = answer.body && answer.body.trade;
+  const what = `the ${listing.itemId} from ${userLabel(listing.sellerId)} for ${listing.price}`;
   if (answer.ok) {
     const retries = answer.body.retries;
-    say('#trade-result', `Bought ${listing.itemId} from ${listing.sellerId} for ${listing.price} as ${buyer}`
-        + ` (${strategy}): ` + (strategy === 'watch'
+    say('#trade-result', `${userLabel(buyer)} bought ${what} (${strategy}): ` + (strategy === 'watch'
           ? `no lock, ${retries} ${retries === 1 ? 'retry' : 'retries'}.`
-          : `${lockStory(trade)}, held them ${seconds(trade.heldMillis || 0)}.`), true);
+          : `${lockStory(trade)}; held them ${seconds(trade.heldMillis || 0)}.`), true);
   } else if (trade) {
-    say('#trade-result', `${buyer} could not buy ${listing.itemId}: ${problemText(answer)} `
+    say('#trade-result', `${userLabel(buyer)} could not buy ${what}: ${problemText(answer)} `
         + (strategy === 'watch'
           ? `(no lock, ${trade.retries} ${trade.retries === 1 ? 'retry' : 'retries'})`
           : `It ${lockStory(trade)}, then found that.`), false);
   } else {
-    say('#trade-result', `${buyer} could not buy ${listing.itemId}: ${problemText(answer)}`, false);
+    say('#trade-result', `${userLabel(buyer)} could not buy ${what}: ${problemText(answer)}`, false);
   }
   await refreshAll();
+}
+
+/** Two buyers at once, fired by the server: the first buys, the second shows the lock at work. */
+async function race(listing) {
+  const first = $('#race-first').value;
+  const second = $('#race-second').value;
+  const strategy = $('#strategy').value;
+  const box = $('#race-result');
+  box.hidden = false;
+  box.className = 'race running';
+  box.replaceChildren(line(`${userLabel(first)} and ${userLabel(second)} are buying the ${listing.itemId} at the`
+    + ` same moment (${strategy}; each trade holds its locks 3 s)…`));
+  document.querySelectorAll('#listings .race').forEach((button) => { button.disabled = true; });
+  const answer = await api('POST', '/market/races?strategy=' + encodeURIComponent(strategy),
+      { itemId: listing.itemId, sellerId: listing.sellerId, price: listing.price, first, second });
+  document.querySelectorAll('#listings .race').forEach((button) => { button.disabled = false; });
+  if (!answer.ok) {
+    box.className = 'race refused';
+    box.replaceChildren(line(`The race did not run: ${problemText(answer)}`));
+    await refreshAll();
+    return;
+  }
+  box.className = 'race done';
+  box.replaceChildren(...raceStory(answer.body, listing));
+  await refreshAll();
+}
+
+function line(text, className) {
+  const p = document.createElement('p');
+  p.textContent = text;
+  if (className) p.className = className;
+  return p;
+}
+
+/** The race in three lines: the first buyer, the second, and what their tokens say. */
+function raceStory(race, listing) {
+  const [first, second] = race.runners;
+  const lines = race.runners.map((runner, index) => {
+    const who = userLabel(runner.buyerId);
+    const trade = runner.trade;
+    const ended = runner.status === 201 ? `bought the ${listing.itemId}`
+      : `did not get it: ${runner.detail.replace(/\.$/, '')}`;
+    const locks = race.strategy === 'watch'
+      ? `no lock; ${trade ? trade.retries : 0} WATCH ${trade && trade.retries === 1 ? 'retry' : 'retries'}`
+      : waitText(trade);
+    const row = line(`${index + 1}. ${who} ${locks}, then ${ended}.`, runner.status === 201 ? 'won' : 'lost');
+    row.dataset.buyer = runner.buyerId;
+    return row;
+  });
+  const shared = first.trade && second.trade && first.trade.tokens && second.trade.tokens
+    ? second.trade.tokens.filter((token) => first.trade.tokens.some((other) => other.lock === token.lock)) : [];
+  if (shared.length) {
+    const parts = shared.map((token) => {
+      const before = first.trade.tokens.find((other) => other.lock === token.lock);
+      const difference = BigInt(token.value) - BigInt(before.value);
+      return `on ${token.lock}, ${userLabel(first.buyerId)} got ${before.shortForm} and ${userLabel(second.buyerId)}`
+        + ` ${token.shortForm}, larger by ${difference.toLocaleString('en')}`;
+    });
+    lines.push(line(`Fencing tokens: ${parts.join('; ')}: granted after ${userLabel(first.buyerId)}'s, so`
+      + ` storage that keeps the highest token it has seen would refuse a late write carrying`
+      + ` ${userLabel(first.buyerId)}'s. (Tokens keep pace with the Redis server's clock in microseconds, so the gap`
+      + ' is about the time between the two grants.)', 'tokens'));
+  } else if (race.strategy === 'watch') {
+    lines.push(line('Under watch nothing waits: both trades ran at once, and the one that committed second was'
+      + ' thrown away and retried.', 'tokens'));
+  }
+  return lines;
 }
 
 $('#list-form').addEventListener('submit', async (event) => {
@@ -282,7 +420,9 @@ $('#list-form').addEventListener('submit', async (event) => {
   if (!item) { say('#trade-result', 'That user has nothing in inventory to list.', false); return; }
   const answer = await api('POST', '/market/listings?strategy=' + encodeURIComponent(strategy),
       { itemId: item, sellerId: seller, price });
-  say('#trade-result', answer.ok ? `Listed ${item} of ${seller} at ${price} (${strategy}).`
+  const trade = answer.body && answer.body.trade;
+  say('#trade-result', answer.ok
+      ? `Listed ${userLabel(seller)}'s ${item} at ${price} (${strategy}): ${lockStory(trade)}.`
       : `Could not list ${item}: ${problemText(answer)}`, answer.ok);
   await refreshAll();
 });
@@ -295,7 +435,7 @@ $('#user-form').addEventListener('submit', async (event) => {
   const name = $('#new-user-name').value.trim();
   const funds = numberOrNull($('#new-user-funds'));
   const answer = await api('POST', '/users', { id, name: name || null, funds });
-  say('#user-result', answer.ok ? `Created ${id}.` : `Not created: ${problemText(answer)}`, answer.ok);
+  say('#user-result', answer.ok ? `Created ${name || id}.` : `Not created: ${problemText(answer)}`, answer.ok);
   if (answer.ok) $('#new-user-id').value = '';
   await refreshAll();
 });
@@ -306,17 +446,22 @@ $('#item-form').addEventListener('submit', async (event) => {
   const itemId = $('#item-id').value.trim();
   if (!user) { say('#user-result', 'Create a user first.', false); return; }
   const answer = await api('POST', '/users/' + encodeURIComponent(user) + '/inventory', { itemId });
-  say('#user-result', answer.ok ? `Gave ${itemId} to ${user}.` : `Not added: ${problemText(answer)}`, answer.ok);
+  say('#user-result', answer.ok ? `Gave the ${itemId} to ${userLabel(user)}.` : `Not added: ${problemText(answer)}`,
+      answer.ok);
   if (answer.ok) $('#item-id').value = '';
   await refreshAll();
 });
 
-$('#load-example').addEventListener('click', async () => {
-  const answer = await api('POST', '/example');
-  say('#user-result', answer.ok ? 'Loaded the book\'s example: Frank (17), Bill (27), four sellers, four listings.'
-      : `Not loaded: ${problemText(answer)}`, answer.ok);
+async function loadScene(scene, what) {
+  const answer = await api('POST', '/example?scene=' + scene);
+  say('#user-result', answer.ok ? `Loaded ${what}.` : `Not loaded: ${problemText(answer)}`, answer.ok);
   await refreshAll();
-});
+}
+
+$('#load-example').addEventListener('click', () => loadScene('street',
+  'the market street: Ann, Ben, Cara and Dev, and four listings'));
+$('#load-book').addEventListener('click', () => loadScene('book',
+  'the book\'s scene (Redis in Action, 6.2): Frank (17), Bill (27), four sellers, four listings'));
 
 // --- the lock log -----------------------------------------------------------------------------
 
@@ -345,13 +490,30 @@ async function refreshTrades() {
     cell(row, String(trade.id));
     cell(row, new Date(trade.at).toLocaleTimeString('en-GB'));
     cell(row, userLabel(trade.who), 'who');
-    cell(row, `${trade.action} ${trade.itemId} of ${trade.sellerId} at ${trade.price}` + (trade.slow ? ', slow' : ''));
+    cell(row, `${trade.action} ${trade.itemId} of ${userLabel(trade.sellerId)} at ${trade.price}`
+      + (trade.slow ? ', slow' : ''));
     cell(row, trade.strategy);
-    cell(row, trade.locks === null ? 'none (WATCH)' : trade.locks, 'locks');
-    const waited = trade.waitedMillis === null ? '' : seconds(trade.waitedMillis)
-        + (trade.state === 'waiting' ? ' so far' : '');
-    cell(row, waited, 'num waited' + (trade.waitedMillis >= 500 ? ' long' : ''));
-    cell(row, Object.values(trade.fencingTokens).join(', '), 'tokens');
+    cell(row, trade.locks === null ? 'none (WATCH)' : trade.locks.join(', '), 'locks');
+    const contended = trade.waitedFor.length > 0;
+    let waited = '';
+    if (trade.locks !== null) {
+      const whose = trade.waitedFor.map((id) => '#' + id).join(', ');
+      if (trade.state === 'waiting') {
+        waited = `${seconds(trade.waitedMillis)} so far` + (contended ? `, for ${whose} on ${trade.waitedOn.join(', ')}` : '');
+      } else {
+        waited = contended ? `${seconds(trade.waitedMillis)} for ${whose} on ${trade.waitedOn.join(', ')}` : 'at once';
+      }
+    }
+    const waitedCell = cell(row, waited, 'waited' + (contended ? ' long' : ''));
+    if (trade.locks !== null && !contended) waitedCell.title = `the call took ${seconds(trade.waitedMillis || 0)}`;
+    const tokens = cell(row, '', 'tokens');
+    trade.tokens.forEach((token) => {
+      const item = document.createElement('div');
+      item.textContent = tokenText(token);
+      item.title = token.value;
+      item.dataset.lock = token.lock;
+      tokens.appendChild(item);
+    });
     cell(row, trade.heldMillis === null ? '' : seconds(trade.heldMillis)
         + (trade.state === 'holding' ? ' so far' : ''), 'num');
     const result = trade.state === 'waiting' ? 'waiting for its locks…'
@@ -562,6 +724,7 @@ $('#lab-form').addEventListener('submit', async (event) => {
 // --- start ------------------------------------------------------------------------------------
 
 async function start() {
+  await refreshUsers();
   await refreshAll();
   await refreshHeld();
   poll('/runs/table-6.3', renderTable);

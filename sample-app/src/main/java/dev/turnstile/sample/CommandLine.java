@@ -75,9 +75,10 @@ public final class CommandLine {
      * @param mode what to do
      * @param duration each benchmark row's length
      * @param out the directory a command writes into, created and writable; null for the web application
+     * @param outCreated whether checking the command line created {@code out} (it did not exist)
      * @param springArguments the arguments to pass to Spring Boot
      */
-    public record Parsed(Mode mode, Duration duration, Path out, List<String> springArguments) {}
+    public record Parsed(Mode mode, Duration duration, Path out, boolean outCreated, List<String> springArguments) {}
 
     /** A command line that cannot run: the message is one line that names the option. */
     public static final class UsageException extends Exception {
@@ -142,7 +143,7 @@ public final class CommandLine {
             }
         }
         if (help) {
-            return new Parsed(Mode.HELP, Duration.ZERO, null, List.of());
+            return new Parsed(Mode.HELP, Duration.ZERO, null, false, List.of());
         }
         if (benchmark && lab) {
             throw new UsageException("--benchmark and --lab are two runs: give one of them.");
@@ -154,11 +155,12 @@ public final class CommandLine {
             throw new UsageException("--out is where --benchmark or --lab write: give it with one of them.");
         }
         if (!benchmark && !lab) {
-            return new Parsed(Mode.WEB, Duration.ZERO, null, List.of(args));
+            return new Parsed(Mode.WEB, Duration.ZERO, null, false, List.of(args));
         }
         Duration perRow = duration == null ? Duration.ofSeconds(10) : duration(duration);
+        boolean created = out == null || !Files.isDirectory(absolute(out));
         Path directory = out == null ? defaultOut() : writable(out);
-        return new Parsed(benchmark ? Mode.BENCHMARK : Mode.LAB, perRow, directory, spring);
+        return new Parsed(benchmark ? Mode.BENCHMARK : Mode.LAB, perRow, directory, created, spring);
     }
 
     /**
@@ -215,13 +217,16 @@ public final class CommandLine {
         }
     }
 
-    private static Path writable(String value) throws UsageException {
-        Path directory;
+    private static Path absolute(String value) throws UsageException {
         try {
-            directory = Path.of(value).toAbsolutePath().normalize();
+            return Path.of(value).toAbsolutePath().normalize();
         } catch (InvalidPathException e) {
             throw new UsageException("--out=" + value + " is not a path: " + e.getReason() + ".");
         }
+    }
+
+    private static Path writable(String value) throws UsageException {
+        Path directory = absolute(value);
         try {
             Files.createDirectories(directory);
             Path probe = Files.createTempFile(directory, ".write-check", ".tmp");

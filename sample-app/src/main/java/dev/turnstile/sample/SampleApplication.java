@@ -2,6 +2,7 @@ package dev.turnstile.sample;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -45,8 +46,12 @@ public class SampleApplication {
             return;
         }
         // The benchmark and the lab flush and break Redis: they get a redis-server of their own,
-        // which is not restarted if it dies (the run's numbers would be wrong).
+        // which is not restarted if it dies (the run's numbers would be wrong). They print only their
+        // own lines: no banner, no start-up report, no framework INFO; warnings and errors still show.
         application.setWebApplicationType(WebApplicationType.NONE);
+        application.setBannerMode(Banner.Mode.OFF);
+        application.setLogStartupInfo(false);
+        CommandOutput output = CommandOutput.watch(command.out(), command.outCreated());
         int exit;
         try (OwnRedisServer server = OwnRedisServer.start(false)) {
             List<String> withServer = new ArrayList<>(command.springArguments());
@@ -56,9 +61,11 @@ public class SampleApplication {
             withServer.add("--spring.data.redis.host=127.0.0.1");
             withServer.add("--spring.data.redis.port=" + server.port());
             withServer.add("--spring.data.redis.jedis.pool.max-active=64");
+            withServer.add("--logging.level.root=WARN");
             withServer.add("--logging.level.dev.turnstile=ERROR");
             exit = SpringApplication.exit(application.run(withServer.toArray(String[]::new)));
         }
+        output.finished();
         System.exit(exit);
     }
 }

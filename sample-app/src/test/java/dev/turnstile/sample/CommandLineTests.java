@@ -104,4 +104,41 @@ class CommandLineTests {
             assertThat(wrong.lines()).as("one line, no stack trace").containsExactly(line);
         }
     }
+
+    /**
+     * A command prints only its own lines (no banner, no framework INFO), and SIGTERM in the middle
+     * of it says what was written: here nothing yet, so the empty --out it created is removed, while
+     * a directory that was there before is kept.
+     */
+    @Test
+    void aBenchmarkPrintsOnlyItsOwnLinesAndSigtermSaysWhatItLeft(@TempDir Path temp) throws Exception {
+        Path fresh = temp.resolve("fresh");
+        try (ChildJvm benchmark =
+                ChildJvm.start(SampleApplication.class, "--benchmark", "--duration=5s", "--out=" + fresh)) {
+            benchmark.awaitLineStartingWith("Table 6.3: 9 rows of 5 s each", Duration.ofSeconds(90));
+            ProcessHandle.of(benchmark.pid()).orElseThrow().destroy(); // SIGTERM
+            benchmark.awaitExit(Duration.ofSeconds(30));
+            String left = benchmark.awaitLineStartingWith("sample-app: stopped", Duration.ofSeconds(5));
+            assertThat(left)
+                    .isEqualTo("sample-app: stopped before the run finished; nothing was written, and the empty "
+                            + fresh + " it had created was removed.");
+            assertThat(fresh).doesNotExist();
+            assertThat(benchmark.lines())
+                    .as("only the command's own lines")
+                    .first()
+                    .asString()
+                    .startsWith("Table 6.3: 9 rows of 5 s each");
+            assertThat(String.join("\n", benchmark.lines())).doesNotContain(" INFO ", "Spring Boot ::", "WARN");
+        }
+        Path existing = Files.createDirectories(temp.resolve("existing"));
+        try (ChildJvm benchmark =
+                ChildJvm.start(SampleApplication.class, "--benchmark", "--duration=5s", "--out=" + existing)) {
+            benchmark.awaitLineStartingWith("Table 6.3: 9 rows of 5 s each", Duration.ofSeconds(90));
+            ProcessHandle.of(benchmark.pid()).orElseThrow().destroy();
+            benchmark.awaitExit(Duration.ofSeconds(30));
+            assertThat(benchmark.awaitLineStartingWith("sample-app: stopped", Duration.ofSeconds(5)))
+                    .isEqualTo("sample-app: stopped before the run finished; nothing was written to " + existing + ".");
+            assertThat(existing).isDirectory();
+        }
+    }
 }

@@ -193,9 +193,10 @@ class MarketplaceApiIntegrationTests {
     }
 
     @Test
-    void theBooksExampleIsLoadedOnRequestWithoutTouchingOtherUsers() throws Exception {
-        HttpResponse<String> loaded = post("/example", "");
+    void theBooksSceneIsLoadedOnRequestWithoutTouchingOtherUsers() throws Exception {
+        HttpResponse<String> loaded = post("/example?scene=book", "");
         assertThat(loaded.statusCode()).isEqualTo(200);
+        assertThat(loaded.body()).contains("\"title\":\"Redis in Action, 6.2\"");
         assertThat(get("/market").body())
                 .isEqualTo("[{\"itemId\":\"ItemA\",\"sellerId\":\"4\",\"price\":35},"
                         + "{\"itemId\":\"ItemC\",\"sellerId\":\"7\",\"price\":48},"
@@ -206,13 +207,51 @@ class MarketplaceApiIntegrationTests {
                                 "{\"buyerId\":\"27\",\"itemId\":\"ItemA\",\"sellerId\":\"4\",\"price\":35}")
                         .statusCode())
                 .isEqualTo(201);
-        post("/example", "");
+        post("/example?scene=book", "");
         assertThat(get("/users/27").body()).contains("\"name\":\"Bill\"", "\"funds\":125");
         assertThat(this.json.readTree(get("/users/27").body()).get("inventory"))
                 .extracting(JsonNode::asString)
                 .containsExactlyInAnyOrder("ItemO", "ItemP", "ItemQ");
         assertThat(get("/market").body()).contains("\"itemId\":\"ItemA\",\"sellerId\":\"4\"");
         assertThat(get("/users/ann").body()).as("other users stay").contains("\"funds\":100", "sword");
+
+        HttpResponse<String> unknown = post("/example?scene=moon", "");
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertProblem(unknown).contains("'scene' must be street or book.");
+    }
+
+    /** The page's guided steps, in their order: each one works after the one before. */
+    @Test
+    void theMarketStreetsGuidedStepsWorkInOrder() throws Exception {
+        assertThat(post("/example", "").statusCode()).isEqualTo(200);
+        HttpResponse<String> lamp = post(
+                "/market/purchases?strategy=fine",
+                "{\"buyerId\":\"ben\",\"itemId\":\"lamp\",\"sellerId\":\"cara\",\"price\":25}");
+        assertThat(lamp.statusCode()).as(lamp.body()).isEqualTo(201);
+        JsonNode trade = this.json.readTree(lamp.body()).get("trade");
+        assertThat(trade.get("locks").toString()).isEqualTo("[\"market:lamp.cara\",\"funds:ben\"]");
+        assertThat(trade.get("waitedFor").size()).as("nobody held its locks").isZero();
+        assertThat(trade.get("tokens").findValuesAsString("lock"))
+                .containsExactlyInAnyOrder("market:lamp.cara", "funds:ben");
+
+        HttpResponse<String> listed =
+                post("/market/listings?strategy=fine", "{\"itemId\":\"guitar\",\"sellerId\":\"ann\",\"price\":90}");
+        assertThat(listed.statusCode()).as(listed.body()).isEqualTo(201);
+        HttpResponse<String> guitar = post(
+                "/market/purchases?strategy=fine",
+                "{\"buyerId\":\"ben\",\"itemId\":\"guitar\",\"sellerId\":\"ann\",\"price\":90}");
+        assertThat(guitar.statusCode()).as(guitar.body()).isEqualTo(201);
+        assertThat(get("/users/ann").body()).contains("\"funds\":210");
+        assertThat(get("/users/ben").body()).contains("\"funds\":35");
+        assertThat(get("/market").body()).contains("\"itemId\":\"teapot\",\"sellerId\":\"dev\",\"price\":30");
+    }
+
+    @Test
+    void aPartnerQuoteChecksItsItemAndEchoesNoneOfABadOne() throws Exception {
+        HttpResponse<String> bad = get("/accounts/acct-3/partner-quote?item=" + "x".repeat(5000));
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertProblem(bad).contains("'item' must be 1 to 64 characters");
+        assertThat(bad.body()).doesNotContain("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
     }
 
     @Test
@@ -283,7 +322,9 @@ class MarketplaceApiIntegrationTests {
                 .until(() -> this.turnstile.semaphore("account:acct-1", 5).availablePermits() == 0);
         HttpResponse<String> sixth = get("/accounts/acct-1/partner-quote?item=late");
         assertThat(sixth.statusCode()).isEqualTo(429);
-        assertThat(sixth.headers().firstValue("Retry-After")).contains("1");
+        assertThat(sixth.headers().firstValue("Retry-After"))
+                .as("not before a call in flight (2.5 s) can have ended")
+                .contains("3");
         assertThat(sixth.body()).contains("All 5 permits", "\"semaphore\":\"account:acct-1\"");
         assertThat(get("/accounts/acct-2/partner-quote?item=x").statusCode()).isEqualTo(200);
         for (CompletableFuture<HttpResponse<String>> call : calls) {
@@ -320,7 +361,9 @@ class MarketplaceApiIntegrationTests {
         });
         assertThat(refused).hasSize(3).allSatisfy(call -> {
             assertThat(call.get("status").asInt()).isEqualTo(429);
-            assertThat(call.get("retryAfter").asString()).isEqualTo("1");
+            assertThat(call.get("retryAfter").asString())
+                    .as("the 2.5 s of a call in flight, rounded up")
+                    .isEqualTo("3");
             assertThat(call.get("body").asString()).contains("All 5 permits of 'account:acct-9' are in use");
         });
         assertThat(get("/accounts/acct-9/partner-burst?calls=21").statusCode())

@@ -5,6 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.test.redis.RedisServer;
 import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -13,11 +17,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.logging.Level;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -50,8 +56,9 @@ import org.springframework.test.context.DynamicPropertySource;
  * chromium}, {@code chromium-driver}) driven by Selenium. Skipped, saying why, where neither is
  * installed; {@code .ci/run} installs both.
  *
- * <p>The application loads the book's example at startup, and its Redis is not flushed between the
- * tests, which run in order: the first open sees the example as loaded.
+ * <p>The application loads the market street at startup, and its Redis is not flushed between the
+ * tests, which run in order: the first open sees the street as loaded, and the guided steps and the
+ * race follow one another as a person following the page would.
  */
 @SpringBootTest(
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -60,7 +67,7 @@ import org.springframework.test.context.DynamicPropertySource;
             "sample.runs.enabled=true",
             "turnstile.lock.wait-time=10s",
             "sample.example.load-on-start=true",
-            "spring.data.redis.timeout=1s",
+            "spring.data.redis.timeout=5s",
             "spring.data.redis.connect-timeout=1s"
         })
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -107,166 +114,193 @@ class MarketplacePageBrowserTests {
 
     @Test
     @Order(1)
-    void theFirstOpenShowsTheBooksMarketplaceAndWhatToTryInEachPanel() {
+    void theFirstOpenShowsTheMarketStreetWhatEachPanelShowsAndTheCodeOneClickAway() throws Exception {
         WebDriver browser = open();
         assertThat(browser.getTitle()).isEqualTo("Turnstile marketplace");
         assertThat(rows(browser, "#listings tbody tr"))
                 .containsExactly(
-                        "ItemA 4 Seller 4 35 Buy",
-                        "ItemC 7 Seller 7 48 Buy",
-                        "ItemE 2 Seller 2 60 Buy",
-                        "ItemG 3 Seller 3 73 Buy");
-        assertThat(browser.findElement(By.cssSelector("#users tr[data-user='17']"))
-                        .getText())
-                .isEqualTo("17 Frank 43 ItemL, ItemM, ItemN");
-        assertThat(browser.findElement(By.cssSelector("#users tr[data-user='27']"))
-                        .getText())
-                .isEqualTo("27 Bill 125 ItemO, ItemP, ItemQ");
-        Map<String, List<String>> named = new LinkedHashMap<>();
-        named.put(
+                        "lamp Cara 25 Buy Race",
+                        "teapot Dev 30 Buy Race",
+                        "chess-set Cara 45 Buy Race",
+                        "bicycle Dev 80 Buy Race");
+        assertThat(rows(browser, "#users tbody tr"))
+                .containsExactly("ann Ann 120 guitar, typewriter", "ben Ben 150 camera", "cara Cara 40", "dev Dev 60");
+        Map<String, List<String>> code = new LinkedHashMap<>();
+        code.put(
                 "market-panel",
                 List.of(
                         "@DistributedLock(key = {\"market:#itemId.#sellerId\", \"funds:#buyerId\"})",
                         "FineLockMarket.purchaseItem",
                         "CoarseLockMarket",
                         "WatchMarket"));
-        named.put("users-panel", List.of("BookExample"));
-        named.put("held-panel", List.of("TurnstileDiagnostics.heldLocks()", "HeldController"));
-        named.put("partner-panel", List.of("@Semaphore(key = \"account:#accountId\", limit = 5)", "PartnerApi.quote"));
-        named.put("stream-panel", List.of("RedisSemaphore.tryAcquire", "StreamController"));
-        named.put("table-panel", List.of("Table63", "WorkerLockMarket"));
-        named.put("lab-panel", List.of("LockLab", "BookLocks"));
-        named.forEach((panel, names) -> {
-            WebElement steps = browser.findElement(By.cssSelector("#" + panel + " ol.try"));
-            assertThat(steps.findElements(By.tagName("li")))
-                    .as(panel + ": numbered steps")
-                    .isNotEmpty();
-            assertThat(browser.findElement(By.id(panel)).getText()).as(panel).contains(names);
+        code.put("log-panel", List.of("TradeLog", "GuardObserver"));
+        code.put("users-panel", List.of("Scene.STREET", "Scene.BOOK"));
+        code.put("held-panel", List.of("TurnstileDiagnostics.heldLocks()", "HeldController"));
+        code.put("partner-panel", List.of("@Semaphore(key = \"account:#accountId\", limit = 5)", "PartnerApi.quote"));
+        code.put("stream-panel", List.of("RedisSemaphore.tryAcquire", "StreamController"));
+        code.put("table-panel", List.of("Table63", "WorkerLockMarket"));
+        code.put("lab-panel", List.of("LockLab", "BookLocks"));
+        code.forEach((panel, names) -> {
+            WebElement section = browser.findElement(By.id(panel));
+            assertThat(section.findElement(By.cssSelector(".explain")).getText())
+                    .as(panel + ": a line on what it shows")
+                    .isNotBlank();
+            assertThat(section.getText())
+                    .as(panel + ": no class names until asked for")
+                    .doesNotContain(names);
+            section.findElement(By.cssSelector("details.how summary")).click();
+            assertThat(section.findElement(By.cssSelector("details.how")).getText())
+                    .as(panel + ": the code, one click away")
+                    .contains(names);
         });
-        assertThat(browser.findElement(By.id("log-panel")).getText()).contains("TradeLog", "GuardObserver");
-        assertThat(browser.findElement(By.id("held-panel")).getText())
-                .as("the held panel says what its holder and time left mean, and its scope")
-                .contains("holder", "time left", "lease", "databases 1 and 2");
+        assertThat(browser.findElement(By.id("table-machine")).getText())
+                .startsWith("Why the numbers differ from the book's: they are measured on this machine ("
+                        + Runtime.getRuntime().availableProcessors() + " processor");
         List<LogEntry> severe = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .filter(entry -> entry.getLevel().intValue() >= Level.SEVERE.intValue())
                 .toList();
         assertThat(severe).as("console errors").isEmpty();
+
+        // The README's picture: the page as it first opens.
+        WebDriver first = open();
+        screenshot(first, 1440);
     }
 
     @Test
     @Order(2)
-    void theBooksFiguresListingAndPurchaseMadeInThePageUpdateFundsAndInventory() {
+    void theGuidedStepsWorkInOrderAndSayWhichLocksEachTradeTook() {
         WebDriver browser = open();
-        select(browser, "list-seller", "17");
-        select(browser, "list-item", "ItemM");
-        browser.findElement(By.id("list-price")).clear();
-        browser.findElement(By.id("list-price")).sendKeys("97");
-        browser.findElement(By.id("list-button")).click();
-        awaitText(browser, "#listings tr[data-item='ItemM'][data-seller='17']", "97");
-        awaitText(browser, "#users tr[data-user='17'] .inventory", "ItemL, ItemN");
-
-        select(browser, "buyer", "27");
+        select(browser, "buyer", "ben");
         select(browser, "strategy", "fine");
-        assertThat(click(browser, "#listings tr[data-item='ItemM'] .buy")).isTrue();
-        awaitText(browser, "#trade-result", "Bought ItemM from 17 for 97 as 27 (fine): waited");
-        awaitText(browser, "#users tr[data-user='27'] .funds", "28");
-        awaitText(browser, "#users tr[data-user='27'] .inventory", "ItemM, ItemO, ItemP, ItemQ");
-        awaitText(browser, "#users tr[data-user='17'] .funds", "140");
-        assertThat(browser.findElements(By.cssSelector("#listings tr[data-item='ItemM']")))
+        assertThat(click(browser, "#listings tr[data-item='lamp'] .buy")).isTrue();
+        awaitText(
+                browser,
+                "#trade-result",
+                "Ben bought the lamp from Cara for 25 (fine): got market:lamp.cara, funds:ben at once (fencing"
+                        + " tokens ");
+        awaitText(browser, "#users tr[data-user='ben'] .funds", "125");
+
+        select(browser, "list-seller", "ann");
+        select(browser, "list-item", "guitar");
+        browser.findElement(By.id("list-price")).clear();
+        browser.findElement(By.id("list-price")).sendKeys("90");
+        browser.findElement(By.id("list-button")).click();
+        awaitText(browser, "#listings tr[data-item='guitar'][data-seller='ann']", "90");
+        assertThat(click(browser, "#listings tr[data-item='guitar'] .buy")).isTrue();
+        awaitText(browser, "#trade-result", "Ben bought the guitar from Ann for 90 (fine): got market:guitar.ann");
+        awaitText(browser, "#users tr[data-user='ben'] .funds", "35");
+        awaitText(browser, "#users tr[data-user='ann'] .funds", "210");
+        awaitText(browser, "#users tr[data-user='ben'] .inventory", "camera, guitar, lamp");
+        assertThat(browser.findElements(By.cssSelector("#listings tr[data-item='guitar']")))
                 .isEmpty();
     }
 
     @Test
     @Order(3)
-    void twoBrowsersBuyOneListingInASlowTradeOneBuysItAndTheOtherIsSeenWaitingForItsLock() throws Exception {
-        WebDriver first = open();
-        WebDriver second = open();
-        first.findElement(By.id("load-example")).click();
-        awaitText(first, "#users tr[data-user='17'] .funds", "43");
-        awaitText(first, "#users tr[data-user='27'] .funds", "125");
-        Map<WebDriver, String> buyers = Map.of(first, "27", second, "17");
-        for (Map.Entry<WebDriver, String> browser : buyers.entrySet()) {
-            select(browser.getKey(), "buyer", browser.getValue());
-            select(browser.getKey(), "strategy", "fine");
-            browser.getKey().findElement(By.id("slow")).click();
-            assertThat(browser.getKey().findElement(By.id("slow")).isSelected()).isTrue();
-            awaitText(browser.getKey(), "#listings tr[data-item='ItemA'][data-seller='4']", "35");
-        }
-        CyclicBarrier together = new CyclicBarrier(2);
-        List<CompletableFuture<Void>> clicks = new ArrayList<>();
-        for (WebDriver browser : List.of(first, second)) {
-            clicks.add(CompletableFuture.runAsync(() -> {
-                try {
-                    together.await();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-                assertThat(click(browser, "#listings tr[data-item='ItemA'] .buy"))
-                        .as("the listing's Buy button was still on the page")
-                        .isTrue();
-            }));
-        }
-        clicks.forEach(CompletableFuture::join);
-        // While the first holds the listing's lock for its 3 s, the page shows the lock held and the
-        // other trade waiting for it.
-        awaitText(first, "#held-locks", "market:ItemA.4");
-        await().atMost(Duration.ofSeconds(5))
-                .ignoreExceptions()
-                .untilAsserted(
-                        () -> assertThat(first.findElement(By.cssSelector("#trades tr[data-state='waiting'] .outcome"))
-                                        .getText())
-                                .isEqualTo("waiting for its locks…"));
+    void raceTwoBuyersShowsWhoWaitedForWhichLockByNameHowLongAndTheirTokensInOrder() {
+        WebDriver browser = open();
+        select(browser, "strategy", "fine");
+        select(browser, "race-first", "ann");
+        select(browser, "race-second", "ben");
+        assertThat(click(browser, "#listings tr[data-item='teapot'] .race")).isTrue();
+        // While Ann holds her locks for 3 s, the log shows Ben waiting for locks by name, not a template.
+        // (Read in one script: the log is redrawn every second.)
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () -> script(
+                                browser,
+                                "const row = document.querySelector(\"#trades tr[data-state='waiting']\");"
+                                        + " return row ? row.querySelector('.locks').textContent + ' | '"
+                                        + " + row.querySelector('.outcome').textContent : '';"),
+                        "market:teapot.dev, funds:ben | waiting for its locks…"::equals);
 
-        List<String> results = new ArrayList<>();
-        for (WebDriver browser : List.of(first, second)) {
-            await().atMost(Duration.ofSeconds(15))
-                    .until(() -> !browser.findElement(By.id("trade-result"))
-                            .getText()
-                            .contains("is buying"));
-            results.add(browser.findElement(By.id("trade-result")).getText());
-        }
-        assertThat(results).filteredOn(text -> text.startsWith("Bought ItemA")).hasSize(1);
-        String lost = results.stream()
-                .filter(text -> text.contains("could not buy ItemA"))
-                .findFirst()
-                .orElseThrow();
-        assertThat(lost).contains("The item is not on the market at this price.", "market:ItemA.4", "fencing tokens");
-        Matcher waited = Pattern.compile("It waited (\\d+\\.\\d) s for").matcher(lost);
-        assertThat(waited.find()).as(lost).isTrue();
-        assertThat(Double.parseDouble(waited.group(1)))
-                .as("the loser waited for the winner's 3 s hold")
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> browser.findElement(By.id("race-result"))
+                        .getDomAttribute("class")
+                        .contains("done"));
+        List<String> story = rows(browser, "#race-result p");
+        assertThat(story.get(0)).isEqualTo("1. Ann got market:teapot.dev, funds:ann at once, then bought the teapot.");
+        Matcher second = Pattern.compile("2\\. Ben waited (\\d+\\.\\d) s for #(\\d+)'s lock on market:teapot\\.dev,"
+                        + " then did not get it: The item is not on the market at this price\\.")
+                .matcher(story.get(1));
+        assertThat(second.matches()).as(story.get(1)).isTrue();
+        assertThat(Double.parseDouble(second.group(1)))
+                .as("Ben waited for Ann's 3 s hold")
                 .isGreaterThanOrEqualTo(2.0);
+        assertThat(story.get(2))
+                .matches("Fencing tokens: on market:teapot\\.dev, Ann got …\\d{6} and Ben …\\d{6}, larger by"
+                        + " [\\d,]+: granted after Ann's, .*");
 
-        // The lock log: one winner, one that waited, and the waiter's fencing token is the larger.
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> first.findElements(By.cssSelector("#trades tr.lost"))
-                                        .size()
-                                == 1
-                        && first.findElements(By.cssSelector("#trades tr.won")).size() >= 2);
-        // The log's table is redrawn on every poll: read it in one go, again if a redraw made a row stale.
+        String winner = second.group(2);
         await().atMost(Duration.ofSeconds(5))
                 .ignoreException(StaleElementReferenceException.class)
                 .untilAsserted(() -> {
-                    WebElement winner = first.findElement(By.cssSelector("#trades tr.won"));
-                    WebElement waiter = first.findElement(By.cssSelector("#trades tr.lost"));
-                    assertThat(winner.getText()).contains("buy ItemA of 4 at 35, slow");
-                    assertThat(winner.findElement(By.cssSelector(".outcome")).getText())
-                            .isEqualTo("bought it");
-                    assertThat(waiter.findElement(By.cssSelector(".outcome")).getText())
+                    WebElement won = browser.findElement(By.cssSelector("#trades tr[data-trade='" + winner + "']"));
+                    WebElement lost = browser.findElement(By.cssSelector("#trades tr.lost"));
+                    assertThat(who(won)).isEqualTo("Ann");
+                    assertThat(who(lost)).isEqualTo("Ben");
+                    assertThat(won.findElement(By.cssSelector(".waited")).getText())
+                            .isEqualTo("at once");
+                    assertThat(lost.findElement(By.cssSelector(".waited")).getText())
+                            .matches("\\d+\\.\\d s for #" + winner + " on market:teapot\\.dev");
+                    assertThat(lost.findElement(By.cssSelector(".tokens [data-lock='market:teapot.dev']"))
+                                    .getText())
+                            .as("the loser's token on the listing's lock, over the winner's")
+                            .matches("market:teapot\\.dev \\+[\\d,]+ over #" + winner);
+                    assertThat(lost.findElement(By.cssSelector(".outcome")).getText())
                             .isEqualTo("not on the market at this price: sold");
-                    assertThat(seconds(waiter.findElement(By.cssSelector(".waited"))
-                                    .getText()))
-                            .isGreaterThanOrEqualTo(2.0);
-                    assertThat(seconds(winner.findElement(By.cssSelector(".waited"))
-                                    .getText()))
-                            .isLessThan(1.0);
-                    assertThat(lastToken(waiter)).as("tokens of market:ItemA.4").isGreaterThan(lastToken(winner));
-                    assertThat(List.of(who(winner), who(waiter))).containsExactlyInAnyOrder("27 Bill", "17 Frank");
                 });
     }
 
+    /**
+     * Fifty buyers of one listing at once, each a slow trade: Redis stays up, and so does the page:
+     * no banner and no greyed panel while they wait for the listing's lock, and every buyer gets an
+     * answer about the listing, none a 503.
+     */
     @Test
     @Order(4)
+    void fiftyBuyersOfOneListingAtOnceLeaveTheDataStoreHealthyOnThePage() throws Exception {
+        WebDriver browser = open();
+        HttpClient http =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        assertThat(send(http, "/users", "{\"id\":\"kiosk\",\"name\":\"Kiosk\",\"funds\":0}"))
+                .isEqualTo(201);
+        assertThat(send(http, "/users/kiosk/inventory", "{\"itemId\":\"ticket\"}"))
+                .isEqualTo(201);
+        assertThat(send(http, "/market/listings", "{\"itemId\":\"ticket\",\"sellerId\":\"kiosk\",\"price\":5}"))
+                .isEqualTo(201);
+        for (int i = 0; i < 50; i++) {
+            assertThat(send(http, "/users", "{\"id\":\"fan-" + i + "\",\"funds\":10}"))
+                    .isEqualTo(201);
+        }
+        CyclicBarrier together = new CyclicBarrier(50);
+        List<CompletableFuture<Integer>> buyers = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            String body = "{\"buyerId\":\"fan-" + i + "\",\"itemId\":\"ticket\",\"sellerId\":\"kiosk\",\"price\":5}";
+            buyers.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    together.await();
+                    return send(http, "/market/purchases?strategy=fine&slow=true", body);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        awaitText(browser, "#held-locks", "market:ticket.kiosk");
+        await().during(Duration.ofSeconds(4))
+                .atMost(Duration.ofSeconds(8))
+                .until(() -> !browser.findElement(By.id("banner")).isDisplayed()
+                        && browser.findElements(By.cssSelector(".panel.stale")).isEmpty());
+        Map<Integer, Long> statuses = buyers.stream()
+                .map(CompletableFuture::join)
+                .collect(Collectors.groupingBy(status -> status, TreeMap::new, Collectors.counting()));
+        assertThat(statuses).containsExactlyEntriesOf(new TreeMap<>(Map.of(201, 1L, 400, 49L)));
+        assertThat(browser.findElement(By.id("banner")).isDisplayed()).isFalse();
+    }
+
+    @Test
+    @Order(5)
     void thePartnerPanelShowsFiveAcceptedAndThreeRefusedWithTheirRetryAdviceOnce() {
         WebDriver browser = open();
         browser.findElement(By.id("partner-account")).clear();
@@ -288,8 +322,8 @@ class MarketplacePageBrowserTests {
     }
 
     @Test
-    @Order(5)
-    void theTableAndLabRunsShowTheirProgressAndRowsAndTheScreenshotIsTaken() throws Exception {
+    @Order(6)
+    void theTableAndLabRunsShowTheirProgressAndRows() {
         WebDriver browser = open();
         select(browser, "table-seconds", "1");
         browser.findElement(By.id("table-run")).click();
@@ -309,7 +343,9 @@ class MarketplacePageBrowserTests {
                 .hasSize(9);
         WebElement chart = browser.findElement(By.cssSelector("#table-chart svg"));
         assertThat(chart.getText())
-                .contains("items bought per 60 s", "rows of 1 s", "book 110,000", "1 lister, 1 buyer");
+                .contains("items bought per 60 s", "book 110,000", "1 lister, 1 buyer")
+                .as("the rows' length as measured: 1 s, or a little more on a busy machine")
+                .containsPattern("rows of 1(\\.\\d)? s");
         assertThat(chart.getSize().getWidth())
                 .as("the chart spans the panel")
                 .isGreaterThan(
@@ -324,48 +360,37 @@ class MarketplacePageBrowserTests {
                         >= 2);
         assertThat(Integer.parseInt(browser.findElement(By.id("lab-progress")).getDomProperty("value")))
                 .isGreaterThanOrEqualTo(2);
-        assertThat(browser.findElement(By.id("lab-table")).getText())
+        // Read in one script each: the table is redrawn every 500 ms while the lab runs.
+        assertThat(text(browser, "#lab-table"))
                 .contains("holder crash", "naive SETNX lock (6.8)", "stuck forever", "SETNX + EXPIRE lock (6.11)");
-        assertThat(browser.findElement(By.cssSelector("#lab-table td.verdict.broken"))
-                        .getText())
-                .startsWith("stuck forever");
-        assertThat(browser.findElement(By.cssSelector("#lab-table td.verdict.held"))
-                        .getText())
-                .startsWith("recovered after");
-
-        // For the picture: a slow trade holding its locks and a partner burst holding its permits.
-        select(browser, "buyer", "27");
-        browser.findElement(By.id("slow")).click();
-        browser.findElement(By.id("partner-fire")).click();
-        assertThat(click(browser, "#listings tr[data-item='ItemG'] .buy")).isTrue();
-        awaitText(browser, "#held-locks", "market:ItemG.3");
-        awaitText(browser, "#held-permits", "account:acct-7");
-        ((JavascriptExecutor) browser).executeScript("window.scrollTo(0, 0)");
-        long height = (Long) script(browser, "return document.documentElement.scrollHeight");
-        browser.manage().window().setSize(new Dimension(1440, (int) Math.min(height + 40, 6000)));
-        Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
-        Path target = Path.of(System.getProperty("sample.screenshot", "target/screenshots/marketplace-page.png"));
-        Files.createDirectories(target.toAbsolutePath().getParent());
-        Files.copy(shot, target, StandardCopyOption.REPLACE_EXISTING);
-        assertThat(Files.size(target)).isPositive();
-        awaitText(browser, "#partner-summary", "5 accepted, 3 refused");
-        awaitText(browser, "#trade-result", "Bought ItemG");
+        assertThat(text(browser, "#lab-table td.verdict.broken")).startsWith("stuck forever");
+        assertThat(text(browser, "#lab-table td.verdict.held")).startsWith("recovered after");
     }
 
     @Test
-    @Order(6)
-    void whenRedisStopsAnsweringTheBannerSaysSoOnceAndThePanelsGreyOutWithTheirAge() {
+    @Order(7)
+    void whenRedisStopsAnsweringTheBannerSaysSoAndThePanelsGreyOutWithinSecondsWithTheirAge() {
         WebDriver browser = open();
         redis.pause();
         try {
-            await().atMost(Duration.ofSeconds(15))
-                    .ignoreExceptions()
-                    .untilAsserted(() -> assertThat(
-                                    browser.findElement(By.id("banner")).getText())
-                            .startsWith("Redis does not answer. Since ")
-                            .contains("the panels show their last data, greyed")
-                            .doesNotContain("retry after"));
-            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            // The server gives Redis 5 s before it answers 503; the page polls every second and gives
+            // a read 2 s, so banner and grey panels come before any 503 could.
+            long paused = System.nanoTime();
+            await().atMost(Duration.ofMillis(4500)).ignoreExceptions().untilAsserted(() -> {
+                assertThat(browser.findElement(By.id("banner")).getText())
+                        .startsWith("Redis does not answer")
+                        .contains("the panels show their last data, greyed")
+                        .doesNotContain("retry after");
+                for (String panel : List.of("market-panel", "users-panel", "held-panel")) {
+                    assertThat(browser.findElement(By.id(panel)).getDomAttribute("class"))
+                            .as(panel)
+                            .contains("stale");
+                }
+            });
+            System.out.printf(
+                    "Banner and three grey panels %d ms after Redis was paused%n",
+                    Duration.ofNanos(System.nanoTime() - paused).toMillis());
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
                 for (String panel : List.of("market-panel", "users-panel", "held-panel")) {
                     WebElement section = browser.findElement(By.id(panel));
                     assertThat(section.getDomAttribute("class")).as(panel).contains("stale");
@@ -391,21 +416,40 @@ class MarketplacePageBrowserTests {
         });
     }
 
+    /** Saves what {@code browser} shows, the whole page {@code width} wide, for the README. */
+    private static void screenshot(WebDriver browser, int width) throws Exception {
+        ((JavascriptExecutor) browser).executeScript("window.scrollTo(0, 0)");
+        long height = (Long) script(browser, "return document.documentElement.scrollHeight");
+        browser.manage().window().setSize(new Dimension(width, (int) Math.min(height + 40, 6000)));
+        Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
+        Path target = Path.of(System.getProperty("sample.screenshot", "target/screenshots/marketplace-page.png"));
+        Files.createDirectories(target.toAbsolutePath().getParent());
+        Files.copy(shot, target, StandardCopyOption.REPLACE_EXISTING);
+        assertThat(Files.size(target)).isPositive();
+    }
+
+    /** POSTs {@code json} to the sample and returns the status. */
+    private int send(HttpClient http, String path, String json) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** The text of what {@code css} finds, read in one script (empty when nothing is found). */
+    private static String text(WebDriver browser, String css) {
+        return String.valueOf(script(
+                browser,
+                "const found = document.querySelector(arguments[0]); return found ? found.textContent : '';",
+                css));
+    }
+
     private static List<String> rows(WebDriver browser, String css) {
         return browser.findElements(By.cssSelector(css)).stream()
                 .map(WebElement::getText)
                 .toList();
-    }
-
-    /** "2.9 s" is 2.9. */
-    private static double seconds(String text) {
-        return Double.parseDouble(text.replace(" s", "").trim());
-    }
-
-    /** The last fencing token of a lock log row: the listing's lock, which sorts after the funds'. */
-    private static long lastToken(WebElement row) {
-        String[] tokens = row.findElement(By.cssSelector(".tokens")).getText().split(",\\s*");
-        return Long.parseLong(tokens[tokens.length - 1].trim());
     }
 
     private static String who(WebElement row) {

@@ -14,9 +14,9 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
- * The sample as it starts by default, on a redis-server of its own with the book's example, in a
- * real browser: when that server dies, the page says once that it was started again and shows the
- * example again, and trades go on.
+ * The sample as it starts by default, on a redis-server of its own with the market street, in a real
+ * browser: when that server dies, the page says once that it was started again and shows the street
+ * again, and trades go on.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class OwnRedisServerBrowserTests {
@@ -33,16 +33,16 @@ class OwnRedisServerBrowserTests {
     OwnRedisServer server;
 
     @Test
-    void whenTheSamplesOwnServerDiesThePageSaysSoOnceAndShowsTheBooksExampleAgain() {
+    void whenTheSamplesOwnServerDiesThePageSaysSoOnceAndShowsTheMarketStreetAgain() {
         WebDriver browser = MarketplacePageBrowserTests.launch(this.port);
         try {
             await().atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(
                                     browser.findElement(By.id("where")).getText())
                             .startsWith("Data: the sample's own redis-server at 127.0.0.1:" + this.server.port()));
-            buyItemAAsBill(browser);
+            buyTheLampAsBen(browser);
             await().atMost(Duration.ofSeconds(10))
-                    .until(() -> browser.findElements(By.cssSelector("#listings tr[data-item='ItemA']"))
+                    .until(() -> browser.findElements(By.cssSelector("#listings tr[data-item='lamp']"))
                             .isEmpty());
 
             ProcessHandle.of(this.server.pid()).orElseThrow().destroyForcibly();
@@ -51,16 +51,16 @@ class OwnRedisServerBrowserTests {
                     .until(() -> browser.findElement(By.id("notice")).isDisplayed());
             assertThat(browser.findElement(By.id("notice-text")).getText())
                     .matches("The sample's redis-server died at \\d\\d:\\d\\d:\\d\\d and was started again on the"
-                            + " same port\\. Its data died with it, so the book's example was loaded again\\.");
+                            + " same port\\. Its data died with it, so the market street was loaded again\\.");
             await().atMost(Duration.ofSeconds(10))
                     .ignoreExceptions()
                     .untilAsserted(
-                            () -> assertThat(browser.findElement(By.cssSelector("#users tr[data-user='27'] .funds"))
+                            () -> assertThat(browser.findElement(By.cssSelector("#users tr[data-user='ben'] .funds"))
                                             .getText())
-                                    .isEqualTo("125"));
+                                    .isEqualTo("150"));
             assertThat(browser.findElements(By.cssSelector("#listings tbody tr")))
                     .hasSize(4);
-            buyItemAAsBill(browser);
+            buyTheLampAsBen(browser);
             assertThat(browser.findElement(By.id("banner")).isDisplayed())
                     .as("nothing is left unavailable")
                     .isFalse();
@@ -69,17 +69,17 @@ class OwnRedisServerBrowserTests {
         }
     }
 
-    private static void buyItemAAsBill(WebDriver browser) {
+    private static void buyTheLampAsBen(WebDriver browser) {
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().untilAsserted(() -> {
-            new Select(browser.findElement(By.id("buyer"))).selectByValue("27");
-            assertThat(browser.findElements(By.cssSelector("#listings tr[data-item='ItemA'] .buy")))
+            new Select(browser.findElement(By.id("buyer"))).selectByValue("ben");
+            assertThat(browser.findElements(By.cssSelector("#listings tr[data-item='lamp'] .buy")))
                     .isNotEmpty();
         });
         MarketplacePageBrowserTests.script(
-                browser, "document.querySelector(\"#listings tr[data-item='ItemA'] .buy\").click()");
+                browser, "document.querySelector(\"#listings tr[data-item='lamp'] .buy\").click()");
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(
                                 browser.findElement(By.id("trade-result")).getText())
-                        .startsWith("Bought ItemA from 4 for 35 as 27 (fine): waited"));
+                        .startsWith("Ben bought the lamp from Cara for 25 (fine): got market:lamp.cara, funds:ben"));
     }
 }

@@ -1,5 +1,6 @@
 package dev.turnstile.sample.benchmark;
 
+import dev.turnstile.sample.market.Connections;
 import dev.turnstile.sample.market.Market;
 import dev.turnstile.sample.market.MarketData;
 import dev.turnstile.sample.market.MarketData.Listing;
@@ -57,13 +58,14 @@ final class MarketSimulation {
             workers.add(worker(failure, () -> {
                 try (Worker worker = Worker.start(strategy, this.connections, this.lockClients)) {
                     Jedis conn = worker.conn;
+                    Connections redis = Connections.of(conn);
                     Market market = worker.market;
                     long n = 0;
                     while (running.get()) {
                         String item = "item" + seller + "-" + n++;
                         MarketData.addToInventory(conn, seller, item);
                         long price = 1 + ThreadLocalRandom.current().nextLong(100);
-                        if (market.listItem(conn, item, seller, price).outcome() == Outcome.DONE) {
+                        if (market.listItem(redis, item, seller, price).outcome() == Outcome.DONE) {
                             listed.increment();
                         }
                     }
@@ -75,6 +77,7 @@ final class MarketSimulation {
             workers.add(worker(failure, () -> {
                 try (Worker worker = Worker.start(strategy, this.connections, this.lockClients)) {
                     Jedis conn = worker.conn;
+                    Connections redis = Connections.of(conn);
                     Market market = worker.market;
                     while (running.get()) {
                         List<Listing> cheapest = MarketData.cheapest(conn, 10);
@@ -85,7 +88,7 @@ final class MarketSimulation {
                         Listing pick = cheapest.get(ThreadLocalRandom.current().nextInt(cheapest.size()));
                         long start = System.nanoTime();
                         TradeResult result =
-                                market.purchaseItem(conn, buyer, pick.itemId(), pick.sellerId(), pick.price());
+                                market.purchaseItem(redis, buyer, pick.itemId(), pick.sellerId(), pick.price());
                         purchaseNanos.add(System.nanoTime() - start);
                         purchases.increment();
                         retries.add(result.retries());

@@ -319,7 +319,7 @@ public final class LockLab {
 
     private static String overLimit(int over) {
         return over == 0
-                ? "held (never over the limit in " + ROUNDS + " rounds)"
+                ? "held: never over the limit in " + ROUNDS + " rounds"
                 : "over the limit " + over + " times in " + ROUNDS + " rounds";
     }
 }

@@ -2,6 +2,7 @@ package dev.turnstile.sample.lab;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.ApplicationArguments;
@@ -38,11 +39,21 @@ class LockLabRunner implements ApplicationRunner {
         DataRedisConnectionDetails.Standalone server = this.redis.getStandalone();
         System.out.println("The lock lab: " + LockLab.STAGES.size() + " stages against their faults, about 15 s");
         long start = System.nanoTime();
+        long[] stageStart = {start};
         Map<String, Map<String, String>> table = new LockLab(
                         () -> new Jedis(server.getHost(), server.getPort()), this.shared)
-                .run(progress -> System.out.printf(
-                        "[%d/%d] %s: done (%.1f s)%n",
-                        progress.done(), progress.total(), progress.stage(), (System.nanoTime() - start) / 1e9));
+                .run(progress -> {
+                    long now = System.nanoTime();
+                    System.out.printf(
+                            Locale.ROOT,
+                            "[%d/%d] %s: done in %.1f s, %.1f s in all%n",
+                            progress.done(),
+                            progress.total(),
+                            progress.stage(),
+                            (now - stageStart[0]) / 1e9,
+                            (now - start) / 1e9);
+                    stageStart[0] = now;
+                });
         String markdown = LockLab.markdown(table);
         System.out.println(markdown);
         Files.createDirectories(dir);

@@ -2,8 +2,8 @@ package dev.turnstile.sample.market;
 
 import dev.turnstile.annotation.DistributedLock;
 import java.time.Duration;
+import java.util.List;
 import org.springframework.stereotype.Component;
-import redis.clients.jedis.Jedis;
 
 /** Section 6.2.3 of the book: one lock around the whole market. No retries, but one trade at a time. */
 @Component
@@ -16,20 +16,30 @@ public class CoarseLockMarket implements Market {
 
     @Override
     @DistributedLock(key = "market")
-    public TradeResult listItem(Jedis conn, String itemId, String sellerId, long price) {
-        return MarketTransactions.list(conn, itemId, sellerId, price);
+    public TradeResult listItem(Connections redis, String itemId, String sellerId, long price) {
+        return MarketTransactions.list(redis, itemId, sellerId, price);
     }
 
     @Override
     @DistributedLock(key = "market")
-    public TradeResult purchaseItem(Jedis conn, String buyerId, String itemId, String sellerId, long price) {
-        return MarketTransactions.purchase(conn, buyerId, itemId, sellerId, price, Duration.ZERO);
+    public TradeResult purchaseItem(Connections redis, String buyerId, String itemId, String sellerId, long price) {
+        return MarketTransactions.purchase(redis, buyerId, itemId, sellerId, price, Duration.ZERO);
     }
 
     @Override
     @DistributedLock(key = "market")
     public TradeResult purchaseItem(
-            Jedis conn, String buyerId, String itemId, String sellerId, long price, Duration pause) {
-        return MarketTransactions.purchase(conn, buyerId, itemId, sellerId, price, pause);
+            Connections redis, String buyerId, String itemId, String sellerId, long price, Duration pause) {
+        return MarketTransactions.purchase(redis, buyerId, itemId, sellerId, price, pause);
+    }
+
+    @Override
+    public List<String> listLocks(String itemId, String sellerId) {
+        return List.of("market");
+    }
+
+    @Override
+    public List<String> purchaseLocks(String buyerId, String itemId, String sellerId) {
+        return List.of("market");
     }
 }

@@ -2,44 +2,52 @@ package dev.turnstile.sample.market;
 
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
-import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.PipeliningBase;
+import redis.clients.jedis.Response;
 
 /**
  * The marketplace's reads and writes without any concurrency control of their own (listing 6.9
  * of the book, minus the lock): correct only while the caller holds a lock that covers the item.
+ * Each takes a connection only while it talks to Redis: a slow trade's pause holds none.
  */
 final class MarketTransactions {
 
     private MarketTransactions() {}
 
-    static TradeResult list(Jedis conn, String itemId, String sellerId, long price) {
+    static TradeResult list(Connections redis, String itemId, String sellerId, long price) {
         String inventory = MarketKeys.inventory(sellerId);
-        if (!conn.sismember(inventory, itemId)) {
-            return TradeResult.of(Outcome.NOT_IN_INVENTORY);
-        }
-        Pipeline pipeline = conn.pipelined();
-        pipeline.zadd(MarketKeys.MARKET, price, MarketKeys.item(itemId, sellerId));
-        pipeline.srem(inventory, itemId);
-        pipeline.sync();
-        return TradeResult.of(Outcome.DONE);
+        return redis.with(conn -> {
+            if (!conn.sismember(inventory, itemId)) {
+                return TradeResult.of(Outcome.NOT_IN_INVENTORY);
+            }
+            Pipeline pipeline = conn.pipelined();
+            pipeline.zadd(MarketKeys.MARKET, price, MarketKeys.item(itemId, sellerId));
+            pipeline.srem(inventory, itemId);
+            pipeline.sync();
+            return TradeResult.of(Outcome.DONE);
+        });
     }
 
     static TradeResult purchase(
-            Jedis conn, String buyerId, String itemId, String sellerId, long price, Duration pause) {
-        Pipeline reads = conn.pipelined();
-        var listed = reads.zscore(MarketKeys.MARKET, MarketKeys.item(itemId, sellerId));
-        var funds = reads.hget(MarketKeys.user(buyerId), "funds");
-        reads.sync();
-        Outcome refusal = refusal(listed.get(), funds.get(), price);
+            Connections redis, String buyerId, String itemId, String sellerId, long price, Duration pause) {
+        Outcome refusal = redis.with(conn -> {
+            Pipeline reads = conn.pipelined();
+            Response<Double> listed = reads.zscore(MarketKeys.MARKET, MarketKeys.item(itemId, sellerId));
+            Response<String> funds = reads.hget(MarketKeys.user(buyerId), "funds");
+            reads.sync();
+            return refusal(listed.get(), funds.get(), price);
+        });
         if (refusal != null) {
             return TradeResult.of(refusal);
         }
         pause(pause);
-        Pipeline writes = conn.pipelined();
-        transfer(writes, buyerId, itemId, sellerId, price);
-        writes.sync();
+        redis.with(conn -> {
+            Pipeline writes = conn.pipelined();
+            transfer(writes, buyerId, itemId, sellerId, price);
+            writes.sync();
+            return null;
+        });
         return TradeResult.of(Outcome.DONE);
     }
 

@@ -22,7 +22,11 @@ public class WatchMarket implements Market {
     }
 
     @Override
-    public TradeResult listItem(Jedis conn, String itemId, String sellerId, long price) {
+    public TradeResult listItem(Connections redis, String itemId, String sellerId, long price) {
+        return redis.with(conn -> listItem(conn, itemId, sellerId, price));
+    }
+
+    private static TradeResult listItem(Jedis conn, String itemId, String sellerId, long price) {
         String inventory = MarketKeys.inventory(sellerId);
         long end = System.nanoTime() + GIVE_UP_NANOS;
         int retries = 0;
@@ -44,12 +48,18 @@ public class WatchMarket implements Market {
     }
 
     @Override
-    public TradeResult purchaseItem(Jedis conn, String buyerId, String itemId, String sellerId, long price) {
-        return purchaseItem(conn, buyerId, itemId, sellerId, price, Duration.ZERO);
+    public TradeResult purchaseItem(Connections redis, String buyerId, String itemId, String sellerId, long price) {
+        return purchaseItem(redis, buyerId, itemId, sellerId, price, Duration.ZERO);
     }
 
     @Override
     public TradeResult purchaseItem(
+            Connections redis, String buyerId, String itemId, String sellerId, long price, Duration pause) {
+        // WATCH lives on one connection: it is held for the whole transaction, pause included.
+        return redis.with(conn -> purchaseItem(conn, buyerId, itemId, sellerId, price, pause));
+    }
+
+    private static TradeResult purchaseItem(
             Jedis conn, String buyerId, String itemId, String sellerId, long price, Duration pause) {
         String buyer = MarketKeys.user(buyerId);
         String item = MarketKeys.item(itemId, sellerId);
@@ -74,5 +84,15 @@ public class WatchMarket implements Market {
             retries++;
         }
         return new TradeResult(Outcome.GAVE_UP, retries);
+    }
+
+    @Override
+    public List<String> listLocks(String itemId, String sellerId) {
+        return List.of();
+    }
+
+    @Override
+    public List<String> purchaseLocks(String buyerId, String itemId, String sellerId) {
+        return List.of();
     }
 }

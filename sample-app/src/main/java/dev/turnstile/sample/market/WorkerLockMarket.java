@@ -6,7 +6,6 @@ import dev.turnstile.redis.LockFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
-import redis.clients.jedis.Jedis;
 
 /**
  * The locked strategies for one simulated worker process: the same locks {@link CoarseLockMarket}
@@ -45,21 +44,31 @@ public final class WorkerLockMarket implements Market {
     }
 
     @Override
-    public TradeResult listItem(Jedis conn, String itemId, String sellerId, long price) {
-        List<String> names = this.perItem ? List.of(itemLock(itemId, sellerId)) : List.of("market");
-        return locked(names, () -> MarketTransactions.list(conn, itemId, sellerId, price));
+    public TradeResult listItem(Connections redis, String itemId, String sellerId, long price) {
+        return locked(listLocks(itemId, sellerId), () -> MarketTransactions.list(redis, itemId, sellerId, price));
     }
 
     @Override
-    public TradeResult purchaseItem(Jedis conn, String buyerId, String itemId, String sellerId, long price) {
-        return purchaseItem(conn, buyerId, itemId, sellerId, price, Duration.ZERO);
+    public TradeResult purchaseItem(Connections redis, String buyerId, String itemId, String sellerId, long price) {
+        return purchaseItem(redis, buyerId, itemId, sellerId, price, Duration.ZERO);
     }
 
     @Override
     public TradeResult purchaseItem(
-            Jedis conn, String buyerId, String itemId, String sellerId, long price, Duration pause) {
-        List<String> names = this.perItem ? List.of(itemLock(itemId, sellerId), "funds:" + buyerId) : List.of("market");
-        return locked(names, () -> MarketTransactions.purchase(conn, buyerId, itemId, sellerId, price, pause));
+            Connections redis, String buyerId, String itemId, String sellerId, long price, Duration pause) {
+        return locked(
+                purchaseLocks(buyerId, itemId, sellerId),
+                () -> MarketTransactions.purchase(redis, buyerId, itemId, sellerId, price, pause));
+    }
+
+    @Override
+    public List<String> listLocks(String itemId, String sellerId) {
+        return this.perItem ? List.of(itemLock(itemId, sellerId)) : List.of("market");
+    }
+
+    @Override
+    public List<String> purchaseLocks(String buyerId, String itemId, String sellerId) {
+        return this.perItem ? List.of(itemLock(itemId, sellerId), "funds:" + buyerId) : List.of("market");
     }
 
     private TradeResult locked(List<String> names, Supplier<TradeResult> trade) {

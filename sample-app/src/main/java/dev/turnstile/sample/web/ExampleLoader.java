@@ -1,7 +1,7 @@
 package dev.turnstile.sample.web;
 
 import dev.turnstile.sample.OwnRedisServer;
-import dev.turnstile.sample.market.BookExample;
+import dev.turnstile.sample.market.Scene;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -14,8 +14,8 @@ import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * Loads the book's example ({@link BookExample}) when the application starts, so that the page's
- * first open shows the book's marketplace, and again after the sample's own redis-server was
+ * Loads the market street ({@link Scene#STREET}) when the application starts, so that the page's
+ * first open shows a marketplace to try, and again after the sample's own redis-server was
  * restarted (its data died with it). {@code sample.example.load-on-start}: {@code auto} (the
  * default) loads it on the redis-server the sample started itself, {@code true} on any Redis, {@code
  * false} never. It is loaded only into an empty database: it never overwrites data that is there.
@@ -59,14 +59,14 @@ class ExampleLoader implements ApplicationRunner {
     void loadIfEmpty(String when) {
         try (Jedis conn = this.pool.getResource()) {
             if (conn.dbSize() > 0) {
-                log.info("The database is not empty, so the book's example was not loaded " + when
+                log.info("The database is not empty, so the market street was not loaded " + when
                         + "; load it with the page's button or POST /example.");
                 return;
             }
-            BookExample.load(conn);
-            log.info("Loaded the book's example " + when + ": Frank (17) and Bill (27), and four listings.");
+            Scene.STREET.load(conn);
+            log.info("Loaded the market street " + when + ": Ann, Ben, Cara and Dev, and four listings.");
         } catch (JedisException e) {
-            log.warn("Could not load the book's example " + when + ": Redis did not answer (" + e.getMessage()
+            log.warn("Could not load the market street " + when + ": Redis did not answer (" + e.getMessage()
                     + "). Load it later with the page's button or POST /example.");
         }
     }

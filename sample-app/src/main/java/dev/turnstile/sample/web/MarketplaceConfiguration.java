@@ -20,8 +20,11 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The marketplace's own connections (the book's {@code conn}), on the Redis Spring Boot is
- * configured with: a pool of {@code spring.data.redis.jedis.pool.max-active} (16 unless set) that
- * waits at most 2 s for a free connection (then the request is answered 503) and checks a
+ * configured with: a pool of {@code spring.data.redis.jedis.pool.max-active} connections, unless
+ * set as many as the server has request threads ({@code server.tomcat.threads.max}, 200), so that
+ * no request ever waits for a connection that other requests hold. (A locked trade takes one only
+ * once it holds its locks, see {@link TradeDesk}; a WATCH transaction holds one for its whole
+ * run.) It waits at most 2 s for a free connection (then the request is answered 503) and checks a
  * connection before lending it, so one that died with a restarted Redis is replaced, not used. Its
  * commands time out after {@code spring.data.redis.timeout} (2 s unless set), connecting after
  * {@code spring.data.redis.connect-timeout}.
@@ -59,7 +62,7 @@ class MarketplaceConfiguration {
     @Bean(destroyMethod = "close")
     JedisPool marketConnections(
             DataRedisConnectionDetails details,
-            @Value("${spring.data.redis.jedis.pool.max-active:16}") int maxActive,
+            @Value("${spring.data.redis.jedis.pool.max-active:${server.tomcat.threads.max:200}}") int maxActive,
             @Value("${spring.data.redis.timeout:2s}") Duration timeout,
             @Value("${spring.data.redis.connect-timeout:2s}") Duration connectTimeout) {
         if (details.getSentinel() != null || details.getCluster() != null) {

@@ -1,22 +1,13 @@
 package dev.turnstile.sample.web;
 
-import dev.turnstile.redis.LockAcquisitionException;
-import dev.turnstile.redis.RedisUnavailableException;
-import dev.turnstile.sample.market.BookExample;
-import dev.turnstile.sample.market.Market;
 import dev.turnstile.sample.market.MarketData;
 import dev.turnstile.sample.market.MarketData.Account;
 import dev.turnstile.sample.market.MarketData.Listing;
-import dev.turnstile.sample.market.Markets;
-import dev.turnstile.sample.market.Outcome;
-import dev.turnstile.sample.market.TradeResult;
+import dev.turnstile.sample.market.Scene;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Size;
 import java.math.BigDecimal;
-import java.time.Duration;
 import java.util.List;
-import java.util.function.Supplier;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -27,11 +18,10 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The marketplace over HTTP: users, their inventories, the market, listing and buying with a
- * choice of strategy, and the book's example. Every trade is recorded in the {@link TradeLog}, and
+ * choice of strategy (run by the {@link TradeDesk}), and the scenes to load. Every trade is recorded in the {@link TradeLog}, and
  * its answer says which locks it took, how long it waited for them and their fencing tokens. Every
  * error is an RFC 9457 problem detail (see {@link ProblemHandler}).
  */
@@ -42,16 +32,13 @@ public class MarketplaceController {
     static final long MAX_FUNDS = 1_000_000_000L;
 
     private final JedisPool pool;
-    private final Markets markets;
+    private final TradeDesk desk;
     private final TradeLog trades;
-    private final Duration slowTrade;
 
-    public MarketplaceController(
-            JedisPool pool, Markets markets, TradeLog trades, @Value("${sample.trade.slow:3s}") Duration slowTrade) {
+    MarketplaceController(JedisPool pool, TradeDesk desk, TradeLog trades) {
         this.pool = pool;
-        this.markets = markets;
+        this.desk = desk;
         this.trades = trades;
-        this.slowTrade = slowTrade;
     }
 
     /** A new user: {@code id} follows the id rule, {@code name} defaults to the id. */
@@ -95,12 +82,14 @@ public class MarketplaceController {
     public record TradeResponse(String strategy, String outcome, int retries, TradeLog.Trade trade) {}
 
     /**
-     * What loading the book's example put in place.
+     * What loading a scene put in place.
      *
-     * @param users the example's users
-     * @param listings the example's listings
+     * @param scene the scene's name
+     * @param title how the page names it
+     * @param users the scene's users
+     * @param listings the scene's listings
      */
-    public record ExampleLoaded(List<Account> users, List<Listing> listings) {}
+    public record ExampleLoaded(String scene, String title, List<Account> users, List<Listing> listings) {}
 
     @PostMapping("/users")
     @ResponseStatus(HttpStatus.CREATED)
@@ -149,17 +138,20 @@ public class MarketplaceController {
     }
 
     /**
-     * Puts the book's example back (see {@link BookExample#load}): its six users, their funds and
-     * inventories, and its four listings; other users and their listings stay as they are.
+     * Puts a scene back as it starts (see {@link Scene#load}): {@code street} (the default, the
+     * page's first open) or {@code book} (the book's figures 6.2 to 6.5); its users, their funds and
+     * inventories, and its listings. Other users and their listings stay as they are.
      */
     @PostMapping("/example")
-    public ExampleLoaded loadExample() {
+    public ExampleLoaded loadExample(@RequestParam(defaultValue = "street") String scene) {
+        Scene chosen = Scene.find(scene)
+                .orElseThrow(() -> new InvalidInputException("scene", "'scene' must be " + Scene.names() + "."));
         try (Jedis conn = this.pool.getResource()) {
-            BookExample.load(conn);
-            List<Account> users = BookExample.USERS.stream()
+            chosen.load(conn);
+            List<Account> users = chosen.users().stream()
                     .map(user -> MarketData.account(conn, user.id()))
                     .toList();
-            return new ExampleLoaded(users, BookExample.LISTINGS);
+            return new ExampleLoaded(chosen.name(), chosen.title(), users, chosen.listings());
         }
     }
 
@@ -176,21 +168,15 @@ public class MarketplaceController {
     @ResponseStatus(HttpStatus.CREATED)
     public TradeResponse list(
             @Valid @RequestBody ListRequest request, @RequestParam(defaultValue = "fine") String strategy) {
-        Market market = market(strategy);
-        long price = request.price().longValueExact();
-        try (Jedis conn = this.pool.getResource()) {
-            requireUser(conn, "sellerId", request.sellerId());
-            try (TradeLog.Entry trade = this.trades.begin(
-                    "list", request.sellerId(), request.itemId(), request.sellerId(), price, strategy, false)) {
-                return respond(market, trade, () -> market.listItem(conn, request.itemId(), request.sellerId(), price));
-            }
-        }
+        return this.desk.list(
+                strategy, request.itemId(), request.sellerId(), request.price().longValueExact());
     }
 
     /**
      * Buys a listing. With {@code slow=true} the trade takes {@code sample.trade.slow} (3 s) between
      * its reads and its writes, holding its strategy's locks that long, so that a second buyer of the
-     * same listing can be seen waiting for them.
+     * same listing can be seen waiting for them. A connection to Redis is taken only once the locks
+     * are held (see {@link TradeDesk}).
      */
     @PostMapping("/market/purchases")
     @ResponseStatus(HttpStatus.CREATED)
@@ -198,57 +184,19 @@ public class MarketplaceController {
             @Valid @RequestBody PurchaseRequest request,
             @RequestParam(defaultValue = "fine") String strategy,
             @RequestParam(defaultValue = "false") boolean slow) {
-        Market market = market(strategy);
-        long price = request.price().longValueExact();
-        Duration pause = slow ? this.slowTrade : Duration.ZERO;
-        try (Jedis conn = this.pool.getResource()) {
-            requireUser(conn, "buyerId", request.buyerId());
-            try (TradeLog.Entry trade = this.trades.begin(
-                    "buy", request.buyerId(), request.itemId(), request.sellerId(), price, strategy, slow)) {
-                return respond(
-                        market,
-                        trade,
-                        () -> market.purchaseItem(
-                                conn, request.buyerId(), request.itemId(), request.sellerId(), price, pause));
-            }
-        }
+        return this.desk.buy(
+                strategy,
+                request.buyerId(),
+                request.itemId(),
+                request.sellerId(),
+                request.price().longValueExact(),
+                slow,
+                trade -> {});
     }
 
     /** This instance's last {@value TradeLog#KEEP} trades and the locks they took, newest first. */
     @GetMapping("/trades")
     public List<TradeLog.Trade> trades() {
         return this.trades.recent();
-    }
-
-    private Market market(String strategy) {
-        return this.markets
-                .find(strategy)
-                .orElseThrow(() -> new InvalidInputException(
-                        "strategy", "'strategy' must be one of " + this.markets.names() + "."));
-    }
-
-    private static void requireUser(Jedis conn, String field, String id) {
-        if (!MarketData.userExists(conn, id)) {
-            throw new InvalidInputException(field, "'" + field + "' names no user: there is no user '" + id + "'.");
-        }
-    }
-
-    /** Runs the trade, records how it ended, and answers it or throws its refusal. */
-    private static TradeResponse respond(Market market, TradeLog.Entry trade, Supplier<TradeResult> run) {
-        TradeResult result;
-        try {
-            result = run.get();
-        } catch (LockAcquisitionException e) {
-            trade.end("BUSY", 0);
-            throw e;
-        } catch (JedisException | RedisUnavailableException e) {
-            trade.end("UNAVAILABLE", 0);
-            throw e;
-        }
-        trade.end(result.outcome().name(), result.retries());
-        if (result.outcome() != Outcome.DONE) {
-            throw new TradeRefusedException(result.outcome(), trade.snapshot());
-        }
-        return new TradeResponse(market.name(), result.outcome().name(), result.retries(), trade.snapshot());
     }
 }

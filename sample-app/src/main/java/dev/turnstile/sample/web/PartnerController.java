@@ -48,9 +48,13 @@ public class PartnerController {
         this.pool = pool;
     }
 
+    /**
+     * One call to the partner: a quote for {@code item}. Both ids follow the id rule (a 400 names the
+     * one that does not, and echoes none of it).
+     */
     @GetMapping("/accounts/{accountId}/partner-quote")
     public PartnerApi.Quote partnerQuote(@PathVariable String accountId, @RequestParam String item) {
-        return this.partner.quote(Ids.require("accountId", accountId), item);
+        return this.partner.quote(Ids.require("accountId", accountId), Ids.require("item", item));
     }
 
     /**

@@ -30,8 +30,9 @@ public class StatusController {
      *     long as that server)
      * @param server what happened to that server (restarts, a failure to restart), or null when the
      *     sample was pointed at a Redis
+     * @param cores the processors this JVM may use, for the page's note on Table 6.3
      */
-    public record Status(String redis, boolean own, OwnRedisServer.@Nullable Status server) {}
+    public record Status(String redis, boolean own, OwnRedisServer.@Nullable Status server, int cores) {}
 
     @GetMapping("/status")
     public Status status() {
@@ -40,6 +41,10 @@ public class StatusController {
                 ? "Redis"
                 : standalone.getHost() + ":" + standalone.getPort() + ", database " + standalone.getDatabase();
         OwnRedisServer server = this.ownServer.getIfAvailable();
-        return new Status(where, server != null, server == null ? null : server.status());
+        return new Status(
+                where,
+                server != null,
+                server == null ? null : server.status(),
+                Runtime.getRuntime().availableProcessors());
     }
 }

@@ -5,26 +5,31 @@ import dev.turnstile.spring.aop.GuardKind;
 import dev.turnstile.spring.aop.GuardObserver;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Collections;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
  * The marketplace's recent trades and the locks they took, newest first: the page's lock log. For
- * each trade: who traded, which locks its strategy took (the names the annotation resolved), how
- * long the call waited for them, the fencing token of each, how long it held them, and how the
- * trade ended. Two buyers of one listing show up as one that bought it and one that waited for the
- * lock, then found it sold.
+ * each trade: who traded, which locks its strategy takes (by name, as the annotation resolves them
+ * for the trade's arguments), how long it took to get them and which other trades held them
+ * meanwhile, each lock's fencing token beside the one the previous trade of that lock got, how long
+ * it held them, and how the trade ended. Two buyers of one listing show up as one that bought it
+ * and one that waited for the first's locks, then found it sold.
  *
  * <p>A {@link GuardObserver} bean, so the starter tells it about every {@code @DistributedLock}
  * acquisition on the thread that makes it; a trade {@link #begin begun} on that thread records it.
- * In memory and for this instance only; it keeps the last {@value #KEEP} trades. Thread-safe.
+ * In memory and for this instance only (a trade of another instance that held a lock is not
+ * named); it keeps the last {@value #KEEP} trades. Thread-safe.
  */
 @Component
 public class TradeLog implements GuardObserver {
@@ -50,10 +55,15 @@ public class TradeLog implements GuardObserver {
      * @param slow whether it was a slow trade (the locks held a few seconds longer)
      * @param state {@code waiting} for its locks, {@code holding} them, {@code running} (no lock:
      *     WATCH), or {@code done}
-     * @param locks the locks' names, resolved once acquired (the annotation's key template while it
-     *     waits); null under WATCH
-     * @param waitedMillis how long it waited for its locks (so far, while waiting); null under WATCH
-     * @param fencingTokens each lock's fencing token, once acquired
+     * @param locks the names of the locks its strategy takes for it, resolved (also while it waits);
+     *     null under WATCH
+     * @param waitedMillis from asking for the locks to getting them (so far, while waiting); null
+     *     under WATCH
+     * @param waitedFor the trades of this instance that held one of its locks while it asked for
+     *     them, oldest first; empty when it got them at once (its {@code waitedMillis} is then only
+     *     the time of the call)
+     * @param waitedOn which of its locks those trades held, by name
+     * @param tokens each lock's fencing token, once acquired, in the order of {@code locks}
      * @param heldMillis how long it held its locks (so far, while holding); null before
      * @param outcome how it ended: an {@code Outcome} name, {@code BUSY} (the locks stayed taken for
      *     the whole wait), {@code UNAVAILABLE} (Redis) or {@code FAILED}; null while it runs
@@ -70,24 +80,52 @@ public class TradeLog implements GuardObserver {
             String strategy,
             boolean slow,
             String state,
-            @Nullable String locks,
+            @Nullable List<String> locks,
             @Nullable Long waitedMillis,
-            Map<String, Long> fencingTokens,
+            List<Long> waitedFor,
+            List<String> waitedOn,
+            List<Token> tokens,
             @Nullable Long heldMillis,
             @Nullable String outcome,
             int retries) {}
+
+    /**
+     * A lock's fencing token in one trade.
+     *
+     * @param lock the lock's name
+     * @param value the token, in full (as text: it has more digits than a JavaScript number keeps)
+     * @param shortForm its last six digits, {@code …601995}: enough to tell it from its neighbours
+     *     (tokens keep pace with the Redis server's clock in microseconds, so they are long)
+     * @param previousTrade the trade in the log that was granted this lock last before, or null
+     * @param sincePrevious how much larger this token is than that trade's, or null; about the
+     *     microseconds between the two grants
+     */
+    public record Token(
+            String lock,
+            String value,
+            String shortForm,
+            @Nullable Long previousTrade,
+            @Nullable Long sincePrevious) {}
 
     /**
      * Starts recording a trade made on this thread, until {@link Entry#close()}.
      *
      * @param action {@code buy} or {@code list}
      * @param who the buyer or the seller
+     * @param locks the names of the locks the trade's strategy takes for it; empty for none
      */
     public Entry begin(
-            String action, String who, String itemId, String sellerId, long price, String strategy, boolean slow) {
+            String action,
+            String who,
+            String itemId,
+            String sellerId,
+            long price,
+            String strategy,
+            boolean slow,
+            List<String> locks) {
         Entry entry;
         synchronized (this) {
-            entry = new Entry(this.nextId++, action, who, itemId, sellerId, price, strategy, slow);
+            entry = new Entry(this.nextId++, action, who, itemId, sellerId, price, strategy, slow, locks);
             this.entries.addFirst(entry);
             while (this.entries.size() > KEEP) {
                 this.entries.removeLast();
@@ -110,19 +148,17 @@ public class TradeLog implements GuardObserver {
         if (kind != GuardKind.LOCK || entry == null) {
             return acquire.get();
         }
-        long start = System.nanoTime();
         synchronized (this) {
-            entry.waiting(name, start);
+            entry.waitStart = System.nanoTime();
         }
         Optional<? extends Lease> lease = acquire.get();
-        long now = System.nanoTime();
         synchronized (this) {
-            if (lease.isPresent()) {
-                entry.acquired(now, lease.get());
-            } else {
-                entry.waitedNanos = now - start;
-            }
+            long now = System.nanoTime();
+            entry.waitedNanos = now - entry.waitStart;
+            entry.addHolders(entry.waitedFor, entry.waitedOn, now);
+            lease.ifPresent(granted -> entry.acquired(now, granted));
         }
+        lease.ifPresent(granted -> entry.holding.complete(null));
         return lease;
     }
 
@@ -132,6 +168,7 @@ public class TradeLog implements GuardObserver {
         if (kind == GuardKind.LOCK && entry != null) {
             synchronized (this) {
                 entry.heldNanos = held.toNanos();
+                entry.releasedAt = System.nanoTime();
             }
         }
     }
@@ -148,11 +185,15 @@ public class TradeLog implements GuardObserver {
         private final long price;
         private final String strategy;
         private final boolean slow;
-        private @Nullable String locks;
+        private final List<String> locks;
+        private final List<Long> waitedFor = new ArrayList<>();
+        private final Set<String> waitedOn = new TreeSet<>();
+        private final CompletableFuture<Void> holding = new CompletableFuture<>();
         private long waitStart;
         private @Nullable Long waitedNanos;
         private Map<String, Long> fencingTokens = Map.of();
         private long acquiredAt;
+        private long releasedAt;
         private @Nullable Long heldNanos;
         private @Nullable String outcome;
         private int retries;
@@ -165,7 +206,8 @@ public class TradeLog implements GuardObserver {
                 String sellerId,
                 long price,
                 String strategy,
-                boolean slow) {
+                boolean slow,
+                List<String> locks) {
             this.id = id;
             this.action = action;
             this.who = who;
@@ -174,17 +216,37 @@ public class TradeLog implements GuardObserver {
             this.price = price;
             this.strategy = strategy;
             this.slow = slow;
+            this.locks = List.copyOf(locks);
         }
 
-        private void waiting(String template, long start) {
-            this.locks = template;
-            this.waitStart = start;
+        /** Completes once the trade holds its locks; never, if it takes none or does not get them. */
+        public CompletableFuture<Void> holding() {
+            return this.holding;
+        }
+
+        /**
+         * Adds to {@code trades} the trades that held one of this trade's locks at some time between
+         * asking for them and {@code until}, oldest first, and to {@code names} those locks.
+         */
+        private void addHolders(List<Long> trades, Set<String> names, long until) {
+            for (Entry other : TradeLog.this.entries) {
+                boolean held = other.acquiredAt != 0
+                        && other.acquiredAt < until
+                        && (other.releasedAt == 0 ? other.outcome == null : other.releasedAt > this.waitStart);
+                List<String> shared =
+                        other.locks.stream().filter(this.locks::contains).toList();
+                if (other != this && held && !shared.isEmpty()) {
+                    if (!trades.contains(other.id)) {
+                        trades.add(other.id);
+                    }
+                    names.addAll(shared);
+                }
+            }
+            trades.sort(null);
         }
 
         private void acquired(long now, Lease lease) {
-            this.waitedNanos = now - this.waitStart;
             this.acquiredAt = now;
-            this.locks = String.join(", ", lease.names());
             this.fencingTokens = new LinkedHashMap<>(lease.fencingTokens());
         }
 
@@ -209,8 +271,11 @@ public class TradeLog implements GuardObserver {
             Long held = this.heldNanos;
             if (this.outcome != null) {
                 state = "done";
-            } else if (this.locks == null) {
+            } else if (this.locks.isEmpty()) {
                 state = "running";
+            } else if (this.waitStart == 0) {
+                state = "waiting";
+                waited = 0L;
             } else if (waited == null) {
                 state = "waiting";
                 waited = now - this.waitStart;
@@ -219,6 +284,11 @@ public class TradeLog implements GuardObserver {
                 if (held == null && this.acquiredAt != 0) {
                     held = now - this.acquiredAt;
                 }
+            }
+            List<Long> waitedFor = new ArrayList<>(this.waitedFor);
+            Set<String> waitedOn = new TreeSet<>(this.waitedOn);
+            if (state.equals("waiting") && this.waitStart != 0) {
+                addHolders(waitedFor, waitedOn, now);
             }
             return new Trade(
                     this.id,
@@ -231,12 +301,37 @@ public class TradeLog implements GuardObserver {
                     this.strategy,
                     this.slow,
                     state,
-                    this.locks,
-                    millis(waited),
-                    Collections.unmodifiableMap(new LinkedHashMap<>(this.fencingTokens)),
+                    this.locks.isEmpty() ? null : this.locks,
+                    this.locks.isEmpty() ? null : millis(waited),
+                    List.copyOf(waitedFor),
+                    List.copyOf(waitedOn),
+                    tokens(),
                     millis(held),
                     this.outcome,
                     this.retries);
+        }
+
+        private List<Token> tokens() {
+            List<Token> tokens = new ArrayList<>();
+            this.fencingTokens.forEach((lock, value) -> {
+                Entry previous = null;
+                for (Entry other : TradeLog.this.entries) {
+                    if (other != this
+                            && other.fencingTokens.containsKey(lock)
+                            && other.acquiredAt < this.acquiredAt
+                            && (previous == null || other.acquiredAt > previous.acquiredAt)) {
+                        previous = other;
+                    }
+                }
+                String text = Long.toString(value);
+                tokens.add(new Token(
+                        lock,
+                        text,
+                        text.length() > 6 ? "…" + text.substring(text.length() - 6) : text,
+                        previous == null ? null : previous.id,
+                        previous == null ? null : value - previous.fencingTokens.get(lock)));
+            });
+            return tokens;
         }
 
         /** Stops recording on this thread; a trade that ended no other way is {@code FAILED}. */
@@ -248,6 +343,7 @@ public class TradeLog implements GuardObserver {
                     this.outcome = "FAILED";
                 }
             }
+            this.holding.complete(null);
         }
     }
 
