@@ -38,12 +38,12 @@ public record LeaseLostEvent(LeaseKind kind, String name, long fencingToken, Rea
         FORCE_RELEASED;
 
         /**
-         * Returns the reason in a few words for messages, such as {@code "released by an operator"}
-         * or {@code "expired in Redis"}.
+         * Returns the reason in a few words that read after "was", for messages: {@code "released by
+         * an operator"}, {@code "expired in Redis"}, {@code "held past its lease time"}.
          */
         public String description() {
             return switch (this) {
-                case LEASE_ELAPSED -> "its lease time ran out";
+                case LEASE_ELAPSED -> "held past its lease time";
                 case EXPIRED_IN_REDIS -> "expired in Redis";
                 case TAKEN_OVER -> "taken over by another owner";
                 case RENEWAL_MISSED -> "not renewed in time";
