@@ -250,7 +250,11 @@ final class ManagedLease implements Lease {
                 Reason reason = lossReason(outcome);
                 markLost(reason);
                 throw lostException(
-                        reason == Reason.TAKEN_OVER ? "another owner holds it" : "it was " + reason.description());
+                        switch (reason) {
+                            case TAKEN_OVER -> "another owner holds it";
+                            case EXPIRED_IN_REDIS -> "it expired in Redis";
+                            default -> "it was " + reason.description();
+                        });
             }
             if (!applyRenewal(sent, extension, true)) {
                 if (endedByOwner()) {
