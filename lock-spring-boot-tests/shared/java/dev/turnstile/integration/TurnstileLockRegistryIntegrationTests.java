@@ -193,9 +193,13 @@ class TurnstileLockRegistryIntegrationTests {
                 .isInstanceOf(LockLostException.class)
                 .hasMessageContaining("'short'")
                 .hasMessageContaining("unlock every hold of it");
-        assertThat(lock.isHeldByCurrentThread()).as("the hold stays, to be unlocked").isTrue();
+        assertThat(lock.isHeldByCurrentThread())
+                .as("not held once the loss is known, while the new owner holds it")
+                .isFalse();
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
-        assertThat(lock.isHeldByCurrentThread()).as("released locally all the same").isFalse();
+        assertThatThrownBy(lock::unlock)
+                .as("released locally all the same")
+                .isInstanceOf(IllegalMonitorStateException.class);
         assertThat(this.turnstile.lock("short").isLocked()).as("the new owner keeps it").isTrue();
         stolen.unlock();
     }
@@ -215,6 +219,9 @@ class TurnstileLockRegistryIntegrationTests {
             assertThat(this.threads.submit(() -> other.tryLock(1, TimeUnit.SECONDS)).get())
                     .isTrue();
             await().pollInSameThread().atMost(Duration.ofSeconds(3)).until(() -> !lock.isHeld());
+            assertThat(lock.isHeldByCurrentThread())
+                    .as("not held by this thread once the loss is known: another node holds it")
+                    .isFalse();
             // Nested acquisitions neither wait nor take the lock back inside the broken hold.
             long start = System.nanoTime();
             assertThatThrownBy(() -> lock.tryLock(5, TimeUnit.SECONDS)).isInstanceOf(LockLostException.class);
@@ -228,9 +235,11 @@ class TurnstileLockRegistryIntegrationTests {
             assertThat(this.turnstile.lock("leader").isLocked()).isFalse();
             // Every unlock of the hold reports the loss, and gives up its count all the same.
             assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
-            assertThat(lock.isHeldByCurrentThread()).isTrue();
-            assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
             assertThat(lock.isHeldByCurrentThread()).isFalse();
+            assertThatThrownBy(lock::unlock)
+                    .as("one count was left to give up")
+                    .isInstanceOf(LockLostException.class);
+            assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
             // A new hold, a new lease, with all its nested holds sharing it until the last unlock.
             assertThat(lock.tryLock(Long.MAX_VALUE, TimeUnit.MILLISECONDS)).as("any wait is accepted").isTrue();
             assertThat(lock.fencingToken()).isGreaterThan(token);

@@ -72,9 +72,10 @@ public interface Lease extends AutoCloseable {
      * <p>A release that comes after the lease's deadline (its renewals were cut off by a network
      * partition, or the process stalled) first reports the loss, exactly once, to the listeners,
      * and then returns false: the work it guarded did not run under the lease to its end. So does
-     * a release that finds the grant no longer this owner's in Redis (force-released by an
-     * operator, or expired there before the local deadline), after the fact: the listeners hear
-     * {@link LeaseLostEvent.Reason#EXPIRED_IN_REDIS}, and false is returned. The release of a lease
+     * a release that finds the grant no longer this owner's in Redis, after the fact: the listeners
+     * hear {@link LeaseLostEvent.Reason#FORCE_RELEASED} if an operator released it, else {@link
+     * LeaseLostEvent.Reason#EXPIRED_IN_REDIS} (expired there before the local deadline), and false
+     * is returned. The release of a lease
      * already lost never waits for Redis: what may be left of its grant is freed, owner-checked, on
      * a Turnstile thread.
      *

@@ -1,8 +1,10 @@
 package dev.turnstile.redis;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An owner-checked operation (extend) found that the lease is no longer held: it expired, was
- * taken over by another owner after expiring, or was released.
+ * taken over by another owner after expiring, was released by an operator, or was released.
  */
 public final class LockLostException extends TurnstileException {
 
@@ -10,21 +12,52 @@ public final class LockLostException extends TurnstileException {
 
     private final String kind;
     private final String name;
+    private final LeaseLostEvent.@Nullable Reason reason;
+    private final boolean rolledBack;
 
-    private LockLostException(String message, String kind, String name) {
+    private LockLostException(
+            String message, String kind, String name, LeaseLostEvent.@Nullable Reason reason, boolean rolledBack) {
         super(message, null);
         this.kind = kind;
         this.name = name;
+        this.reason = reason;
+        this.rolledBack = rolledBack;
     }
 
     /** The lease on {@code name} is gone; {@code why} says how, e.g. "it expired in Redis". */
     public static LockLostException of(String kind, String name, String why) {
+        return of(kind, name, null, why);
+    }
+
+    /**
+     * The lease on {@code name} is gone for {@code reason} (null when not known); {@code why} says
+     * how, e.g. "it was released by an operator".
+     */
+    public static LockLostException of(String kind, String name, LeaseLostEvent.@Nullable Reason reason, String why) {
         return new LockLostException(
                 "The " + kind + " '" + name + "' is no longer held by this owner: " + why
                         + ". Work done under it may overlap with the next owner's; use a longer lease,"
                         + " let the watchdog renew it, or check fencing tokens where you write.",
                 kind,
-                name);
+                name,
+                reason,
+                false);
+    }
+
+    /**
+     * The lease on {@code name} was found gone before the work done under it was committed, and the
+     * work was rolled back for it (a transaction refused at its commit): nothing it changed took
+     * effect.
+     */
+    public static LockLostException rolledBack(
+            String kind, String name, LeaseLostEvent.@Nullable Reason reason, String why) {
+        return new LockLostException(
+                "The " + kind + " '" + name + "' is no longer held by this owner: " + why
+                        + "; the transaction was rolled back, so nothing it changed took effect.",
+                kind,
+                name,
+                reason,
+                true);
     }
 
     /**
@@ -38,5 +71,19 @@ public final class LockLostException extends TurnstileException {
     /** Returns the lock or semaphore name. */
     public String name() {
         return this.name;
+    }
+
+    /** Returns how the lease was lost, or null when that is not known. */
+    public LeaseLostEvent.@Nullable Reason reason() {
+        return this.reason;
+    }
+
+    /**
+     * Returns whether the work done under the lease was rolled back because of the loss ({@link
+     * #rolledBack}), so that none of it took effect; false when it may have taken effect without
+     * being exclusive.
+     */
+    public boolean isRolledBack() {
+        return this.rolledBack;
     }
 }

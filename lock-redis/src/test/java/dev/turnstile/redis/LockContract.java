@@ -279,7 +279,7 @@ public abstract class LockContract {
             // Released before the watchdog's next renewal (a third of the 3 s lease) could notice.
             assertThat(lease.releaseAfter(hold)).as("held %s", hold).isFalse();
             assertThat(own).singleElement().satisfies(event -> {
-                assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.EXPIRED_IN_REDIS);
+                assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.FORCE_RELEASED);
                 assertThat(event.fencingToken()).isEqualTo(lease.fencingToken());
             });
             assertThat(this.lost).extracting(LeaseLostEvent::name).containsOnlyOnce(name);
@@ -289,6 +289,33 @@ public abstract class LockContract {
                     .isFalse();
             assertThat(own).hasSize(1);
         }
+    }
+
+    @Test
+    void anExtensionThatFindsTheGrantForceReleasedSaysAnOperatorReleasedIt() {
+        Lease lease = this.turnstile.lock("forced-extend").acquire(Duration.ZERO, null);
+        assertThat(this.otherProcess.lock("forced-extend").forceRelease()).containsExactly("forced-extend");
+        assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(30)))
+                .isInstanceOfSatisfying(
+                        LockLostException.class,
+                        lost -> assertThat(lost.reason()).isEqualTo(LeaseLostEvent.Reason.FORCE_RELEASED))
+                .hasMessageContaining("released by an operator");
+        assertThat(this.lost).extracting(LeaseLostEvent::reason).containsExactly(LeaseLostEvent.Reason.FORCE_RELEASED);
+        // The next owner's grant is its own: its release finds nothing forced.
+        try (Lease next = this.otherProcess.lock("forced-extend").acquire(Duration.ofSeconds(5), null)) {
+            assertThat(next.isHeld()).isTrue();
+        }
+        assertThat(this.lost).hasSize(1);
+    }
+
+    @Test
+    void aGrantDeletedByHandIsToldApartFromAForcedRelease() {
+        Lease lease = this.turnstile.lock("deleted").acquire(Duration.ZERO, null);
+        this.client.del("turnstile:lock:{deleted}");
+        assertThat(lease.release()).isFalse();
+        assertThat(this.lost)
+                .extracting(LeaseLostEvent::reason)
+                .containsExactly(LeaseLostEvent.Reason.EXPIRED_IN_REDIS);
     }
 
     @Test

@@ -102,11 +102,50 @@ class ProductionWebApplicationTests {
                 .allMatch(line -> line.contains("outcome=\"") && line.contains("error=\"") && line.contains("kind=\""));
         assertThat(failures).as("no meter failed to register").isEmpty();
 
+        assertThat(metrics.lines().filter(line -> line.startsWith("# HELP turnstile_acquire_seconds ")))
+                .singleElement()
+                .satisfies(help -> assertThat(help).contains("waited for its lock or permit"));
+
         HttpResponse<String> timer = get("/actuator/metrics/turnstile.acquire");
         assertThat(timer.statusCode()).isEqualTo(200);
         assertThat(timer.body())
                 .as("each of the 7 acquisitions counted once")
                 .containsPattern("\\{\"statistic\":\"COUNT\",\"value\":7(\\.0)?}");
+    }
+
+    @Test
+    void observedRefusalsAreCountedOnceAsObservedAndListedAtStartup(CapturedOutput output) throws Exception {
+        this.app = start(WebApplicationType.SERVLET, Api.class, "turnstile.enforce=false");
+        assertThat(output.getAll().lines().filter(line -> line.contains("only observe")))
+                .singleElement()
+                .satisfies(line -> assertThat(line)
+                        .contains("INFO")
+                        .contains("semaphore partner:#account (Catalog.quote(String, boolean))")
+                        .contains("lock item:#id (Catalog.update(String, boolean))"));
+        CompletableFuture<HttpResponse<String>> holder = Gate.hold(() -> get("/quote/acme?hold=true"));
+        assertThat(get("/quote/acme").statusCode()).as("it only observes: the call runs").isEqualTo(200);
+        Gate.release();
+        assertThat(holder.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        holder = Gate.hold(() -> get("/item/42?hold=true"));
+        assertThat(get("/item/42").statusCode()).isEqualTo(200);
+        Gate.release();
+        assertThat(holder.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+
+        String metrics = get("/actuator/prometheus", "text/plain").body();
+        assertThat(sample(metrics, "turnstile_observed_refusals_total", "name=\"partner:#account\"", "reason=\"full\""))
+                .isEqualTo(1);
+        assertThat(sample(metrics, "turnstile_observed_refusals_total", "name=\"item:#id\"", "reason=\"busy\""))
+                .isEqualTo(1);
+        assertThat(lines(metrics, "turnstile_acquire_seconds_count"))
+                .as("no acquisition counted as refused")
+                .noneMatch(line -> line.contains("outcome=\"full\"") || line.contains("outcome=\"busy\""));
+        assertThat(sample(metrics, "turnstile_acquire_seconds_count", "name=\"partner:#account\"", "outcome=\"observed\""))
+                .isEqualTo(1);
+        assertThat(lines(metrics, "turnstile_semaphore_rejections_total"))
+                .as("nothing was rejected")
+                .isEmpty();
+        assertThat(lines(metrics, "turnstile_lock_wait_seconds_count"))
+                .noneMatch(line -> line.contains("outcome=\"busy\""));
     }
 
     // 2. Health
@@ -118,6 +157,33 @@ class ProductionWebApplicationTests {
         HttpResponse<String> health = get("/actuator/health");
         assertThat(health.statusCode()).isEqualTo(200);
         assertThat(health.body()).contains("\"ping\"").doesNotContain("turnstile");
+    }
+
+    @Test
+    void turningTurnstileOffKeepsAnAppWhoseReadinessGroupNamesItStarting() throws Exception {
+        healthGroupNamingTurnstileStartsWith("turnstile.enabled=false");
+    }
+
+    @Test
+    void turningTheHealthIndicatorOffKeepsAnAppWhoseReadinessGroupNamesItStarting() throws Exception {
+        healthGroupNamingTurnstileStartsWith("management.health.turnstile.enabled=false");
+    }
+
+    private void healthGroupNamingTurnstileStartsWith(String switchedOff) throws Exception {
+        this.app = start(
+                WebApplicationType.SERVLET,
+                Api.class,
+                switchedOff,
+                "management.endpoint.health.probes.enabled=true",
+                "management.endpoint.health.group.readiness.include=readinessState,turnstile",
+                "management.endpoint.health.group.readiness.show-details=always");
+        HttpResponse<String> readiness = get("/actuator/health/readiness");
+        assertThat(readiness.statusCode()).isEqualTo(200);
+        assertThat(readiness.body())
+                .contains("\"status\":\"UP\"")
+                .contains("\"turnstile\":{")
+                .contains("\"switchedOff\":\"" + switchedOff + "\"")
+                .doesNotContain("DOWN");
     }
 
     @Test
@@ -133,7 +199,10 @@ class ProductionWebApplicationTests {
         assertThat(readiness.statusCode()).isEqualTo(503);
         assertThat(readiness.body())
                 .containsPattern("\"turnstile\":\\{.*\"status\":\"DOWN\"")
-                .contains("\"reason\":\"Redis unavailable while trying to ping Redis: Failed to connect to 127.0.0.1:1");
+                .contains("\"reason\":\"Redis unavailable while trying to ping Redis: Failed to connect to 127.0.0.1:1")
+                .as("said once, under reason, with one period")
+                .doesNotContain("\"error\"")
+                .doesNotContain("..");
         HttpResponse<String> liveness = get("/actuator/health/liveness");
         assertThat(liveness.statusCode()).isEqualTo(200);
         assertThat(liveness.body()).contains("\"status\":\"UP\"").doesNotContain("turnstile");
@@ -190,6 +259,11 @@ class ProductionWebApplicationTests {
         assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type)
                 .startsWith("text/html"));
         assertThat(page.headers().firstValue("Retry-After")).hasValue("2");
+        HttpResponse<String> api = get("/item/7", "application/json");
+        assertThat(api.statusCode()).isEqualTo(503);
+        assertThat(api.body())
+                .as("titled as the endpoint titles its 503")
+                .contains("\"title\":\"Service Unavailable\"");
     }
 
     // 4. A lock taken away during a call
@@ -201,9 +275,22 @@ class ProductionWebApplicationTests {
         assertThat(answer.statusCode()).as("on-lease-lost=log: the call returns").isEqualTo(200);
         assertThat(lostLines(output, "item:42")).singleElement().satisfies(line -> assertThat(line)
                 .contains("WARN")
-                .contains("EXPIRED_IN_REDIS"));
+                .contains("dev.turnstile.lease")
+                .contains("released by an operator (FORCE_RELEASED)"));
+        assertThat(methodLines(output, "item:42"))
+                .as("one line naming the lock, the method and this node, from a logger users look for")
+                .singleElement()
+                .satisfies(line -> assertThat(line)
+                        .contains("WARN")
+                        .contains("dev.turnstile.lease")
+                        .contains("Catalog.update(String, boolean)")
+                        .contains("on node ")
+                        .contains("(pid " + ProcessHandle.current().pid() + ")")
+                        .contains("released by an operator")
+                        .contains("work it commits may not have been exclusive"));
+        assertThat(output.getAll()).doesNotContain("ManagedLease");
         assertThat(sample(get("/actuator/prometheus", "text/plain").body(), "turnstile_lease_lost_total",
-                        "kind=\"lock\"", "reason=\"expired_in_redis\""))
+                        "kind=\"lock\"", "reason=\"force_released\""))
                 .isEqualTo(1);
     }
 
@@ -218,7 +305,10 @@ class ProductionWebApplicationTests {
         assertThat(answer.statusCode()).isEqualTo(409);
         assertThat(answer.body())
                 .contains("\"lock\":\"item:42\"")
-                .contains("its work may not have been exclusive");
+                .contains("The lock 'item:42' was released by an operator before the request finished")
+                .contains("its work may not have been exclusive")
+                .contains("\"reason\":\"force_released\"")
+                .contains("\"rolledBack\":false");
         assertThat(lostLines(output, "item:42")).hasSize(1);
     }
 
@@ -233,7 +323,13 @@ class ProductionWebApplicationTests {
 
         HttpResponse<String> answer = forceReleasedWhileRunning("/order/42?hold=true");
         assertThat(answer.statusCode()).isEqualTo(409);
-        assertThat(answer.body()).contains("\"lock\":\"order:42\"");
+        assertThat(answer.body())
+                .contains("\"lock\":\"order:42\"")
+                .contains("The lock 'order:42' was released by an operator before the request finished; its"
+                        + " changes were rolled back and did not take effect")
+                .contains("\"reason\":\"force_released\"")
+                .contains("\"rolledBack\":true")
+                .doesNotContain("may not have been exclusive");
         assertThat(transactions.events).as("the commit was refused").containsExactly("begin", "rollback");
         assertThat(lostLines(output, "order:42")).hasSize(1);
     }
@@ -247,6 +343,12 @@ class ProductionWebApplicationTests {
         assertThat(released.body()).contains("\"released\":[\"" + name + "\"]");
         Gate.release();
         return holder.get(10, TimeUnit.SECONDS);
+    }
+
+    private static List<String> methodLines(CapturedOutput output, String name) {
+        return output.getAll().lines()
+                .filter(line -> line.contains("Lock '" + name + "' of "))
+                .toList();
     }
 
     private static List<String> lostLines(CapturedOutput output, String name) {

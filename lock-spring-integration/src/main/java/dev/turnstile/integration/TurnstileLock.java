@@ -223,8 +223,17 @@ public final class TurnstileLock implements Lock {
         throw new UnsupportedOperationException("Lock '" + this.name + "' is distributed and has no conditions");
     }
 
-    /** Returns whether the current thread holds this lock (locally; see {@link #isHeld()}). */
+    /**
+     * Returns whether the current thread holds this lock: false once this process knows the hold's
+     * lease was lost (another owner may have the lock), though the hold's counts must still be given
+     * up with {@link #unlock()}. Calls no Redis; the same as {@link #isHeld()}.
+     */
     public boolean isHeldByCurrentThread() {
+        return isHeld();
+    }
+
+    /** Returns whether the current thread has a hold to unlock, whether or not its lease is still held. */
+    boolean holdsLocally() {
         return this.local.isHeldByCurrentThread();
     }
 

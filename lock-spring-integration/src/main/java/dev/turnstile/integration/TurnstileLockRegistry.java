@@ -123,7 +123,7 @@ public final class TurnstileLockRegistry implements ExpirableLockRegistry, Renew
 
     private TurnstileLock heldLock(Object lockKey) {
         TurnstileLock lock = lockKey instanceof String name ? this.obtained.get(name) : null;
-        if (lock == null || !lock.isHeldByCurrentThread()) {
+        if (lock == null || !lock.holdsLocally()) {
             throw new IllegalStateException(
                     "Cannot renew lock '" + lockKey + "': it is not held by the current thread");
         }

@@ -3,6 +3,7 @@ package dev.turnstile.spring.boot4;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.actuate.TurnstileHealthCheck;
+import dev.turnstile.spring.actuate.TurnstileHealthSwitchedOff;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
 import dev.turnstile.spring.autoconfigure.redis.SpringDataRedisSettings;
 import java.util.List;
@@ -15,6 +16,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDeta
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import redis.clients.jedis.HostAndPort;
@@ -98,6 +100,29 @@ public final class TurnstileBoot4AutoConfiguration {
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
         TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
             return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile, redlock.getIfUnique()));
+        }
+    }
+
+    /**
+     * A {@code turnstile} contributor that is up and says what switched Turnstile's health off, when
+     * a health group includes {@code turnstile} although it is off: see {@link
+     * TurnstileHealthSwitchedOff}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    @Conditional(TurnstileHealthSwitchedOff.class)
+    static class SwitchedOffHealth {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
+        org.springframework.boot.health.contributor.HealthIndicator turnstileHealthIndicator(Environment environment) {
+            org.springframework.boot.health.contributor.Health health =
+                    org.springframework.boot.health.contributor.Health.up()
+                            .withDetail(
+                                    "switchedOff",
+                                    String.valueOf(TurnstileHealthSwitchedOff.switchedOffBy(environment)))
+                            .build();
+            return () -> health;
         }
     }
 }

@@ -18,9 +18,7 @@ public class TurnstileHealthIndicator implements HealthIndicator {
     public Health health() {
         TurnstileHealthCheck.Result result = this.check.check();
         Health.Builder health = result.up() ? Health.up() : Health.down();
-        if (result.error() != null) {
-            health.withException(result.error());
-        }
+        // No withException: the details' reason already says what is down, once.
         return health.withDetails(result.details()).build();
     }
 }

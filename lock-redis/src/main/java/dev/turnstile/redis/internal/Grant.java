@@ -9,6 +9,9 @@ import java.time.Duration;
  */
 interface Grant {
 
+    /** What {@link #release()} and {@link #releaseAfter} answer when a forced release took the grant. */
+    long FORCED_FROM_OWNER = -2;
+
     /** What an owner-checked renewal found in Redis. */
     enum Renewal {
         /** The grant was ours and its time to live is now the new lease time. */
@@ -16,7 +19,9 @@ interface Grant {
         /** The grant no longer exists. */
         GONE,
         /** Another owner holds the name. */
-        TAKEN_OVER
+        TAKEN_OVER,
+        /** A forced release (an operator's) took the grant from this owner. */
+        FORCE_RELEASED
     }
 
     /**
@@ -29,8 +34,8 @@ interface Grant {
     /**
      * Releases the grant if this owner holds it.
      *
-     * @return -1 if this owner did not hold it (the lease is then reported lost), else the number of
-     *     waiting processes told
+     * @return -1 if this owner did not hold it ({@link #FORCED_FROM_OWNER} if a forced release took
+     *     it from this owner), else the number of waiting processes told
      */
     long release();
 
@@ -38,8 +43,8 @@ interface Grant {
      * Releases the grant like {@link #release()}, but keeps it until {@code holdAtLeast} has passed
      * since it was granted (server clock), if that is still ahead.
      *
-     * @return -1 if this owner did not hold it, 0 if it was kept, else the number of waiting
-     *     processes told
+     * @return -1 if this owner did not hold it ({@link #FORCED_FROM_OWNER} if a forced release took
+     *     it), 0 if it was kept, else the number of waiting processes told
      */
     long releaseAfter(Duration holdAtLeast);
 

@@ -18,6 +18,9 @@ final class Leases implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Leases.class);
 
+    /** The logger that tells every lost lease, at WARN: a name users can find and configure. */
+    static final String LOSS_LOGGER = "dev.turnstile.lease";
+
     private final Watchdog watchdog;
     private final List<LeaseListener> listeners;
     private final String ownerPrefix = UUID.randomUUID().toString();

@@ -42,7 +42,7 @@ final class LockGrant implements Grant {
     @Override
     public Renewal renew(Duration leaseTime) {
         String operation = "renew lock '" + this.name + "'";
-        List<String> keys = List.of(this.key);
+        List<String> keys = List.of(this.key, this.deployment.keys().lockForceReleased(this.name));
         List<String> args = List.of(this.ownerToken, Long.toString(leaseTime.toMillis()));
         int minReplicas = this.deployment.options().minReplicas();
         long code;
@@ -59,7 +59,9 @@ final class LockGrant implements Grant {
         } else {
             code = (Long) this.deployment.scripts().eval(LockScripts.RENEW, operation, keys, args);
         }
-        return code == 1 ? Renewal.RENEWED : code == 0 ? Renewal.GONE : Renewal.TAKEN_OVER;
+        return code == 1
+                ? Renewal.RENEWED
+                : code == 0 ? Renewal.GONE : code == -2 ? Renewal.FORCE_RELEASED : Renewal.TAKEN_OVER;
     }
 
     @Override
@@ -67,14 +69,17 @@ final class LockGrant implements Grant {
         return release(this.deployment, this.name, this.key, this.channel, this.ownerToken);
     }
 
-    /** Releases {@code ownerToken}'s grant of lock {@code name}; -1 if not held by it, else the waiters told. */
+    /**
+     * Releases {@code ownerToken}'s grant of lock {@code name}; -1 if not held by it (-2 if a forced
+     * release took it from this owner), else the waiters told.
+     */
     static long release(RedisDeployment deployment, String name, String key, String channel, String ownerToken) {
         return (Long) deployment
                 .scripts()
                 .eval(
                         LockScripts.RELEASE,
                         "release lock '" + name + "'",
-                        List.of(key),
+                        List.of(key, deployment.keys().lockForceReleased(name)),
                         List.of(ownerToken, channel, deployment.signalMode().publishCommand()));
     }
 
@@ -82,7 +87,7 @@ final class LockGrant implements Grant {
     @Override
     public long releaseAfter(Duration holdAtLeast) {
         String operation = "release lock '" + this.name + "'";
-        List<String> keys = List.of(this.key);
+        List<String> keys = List.of(this.key, this.deployment.keys().lockForceReleased(this.name));
         List<String> args = List.of(
                 this.ownerToken,
                 this.channel,

@@ -91,10 +91,21 @@ final class LockScripts {
             """;
 
     /**
-     * KEYS: lock. ARGV: owner token, release channel, PUBLISH or SPUBLISH. Deletes the lock only if this owner holds it
-     * and publishes the release. Returns -1 if not the owner, else the number of waiters told: the
-     * clients subscribed to the channel itself (a client subscribed to a pattern, such as a
-     * monitoring tool's {@code PSUBSCRIBE *}, waits for no lock, though {@code PUBLISH} counts it).
+     * Answers -2 and returns when KEYS[2] (the forced-release marker, if given) holds this owner's
+     * token ARGV[1]: an operator took the lock from this owner.
+     */
+    private static final String FORCED_FROM_OWNER = """
+            if KEYS[2] and redis.call('GET', KEYS[2]) == ARGV[1] then
+              return -2
+            end
+            """;
+
+    /**
+     * KEYS: lock, forced-release marker (optional). ARGV: owner token, release channel, PUBLISH or
+     * SPUBLISH. Deletes the lock only if this owner holds it and publishes the release. Returns -1
+     * if not the owner (-2 if a forced release took it from this owner), else the number of waiters
+     * told: the clients subscribed to the channel itself (a client subscribed to a pattern, such as
+     * a monitoring tool's {@code PSUBSCRIBE *}, waits for no lock, though {@code PUBLISH} counts it).
      */
     static final LuaScript RELEASE = LuaScript.of("""
             if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -102,17 +113,20 @@ final class LockScripts {
             """ + TELL_WAITERS + """
               return told
             end
+            """ + FORCED_FROM_OWNER + """
             return -1
             """);
 
     /**
-     * KEYS: lock. ARGV: owner token, release channel, PUBLISH or SPUBLISH, grant time (server ms),
-     * hold ms. Like {@link #RELEASE}, but while less than the hold has passed since the grant (by
-     * the server's clock) the lock is kept and set to expire when it has: returns -1 if not the
-     * owner, 0 if kept, else the number of waiters told (as {@link #RELEASE} counts them).
+     * KEYS: lock, forced-release marker (optional). ARGV: owner token, release channel, PUBLISH or
+     * SPUBLISH, grant time (server ms), hold ms. Like {@link #RELEASE}, but while less than the hold
+     * has passed since the grant (by the server's clock) the lock is kept and set to expire when it
+     * has: returns -1 if not the owner (-2 if a forced release took it from this owner), 0 if kept,
+     * else the number of waiters told (as {@link #RELEASE} counts them).
      */
     static final LuaScript RELEASE_AFTER = LuaScript.of("""
             if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+            """ + FORCED_FROM_OWNER + """
               return -1
             end
             local now = redis.call('TIME')
@@ -127,8 +141,10 @@ final class LockScripts {
             """);
 
     /**
-     * KEYS: lock. ARGV: release channel, PUBLISH or SPUBLISH, hold-off ms (absent: none). Takes the
-     * lock from whoever holds it, and tells waiters. With a hold-off (the lock cohort's longest age)
+     * KEYS: lock, forced-release marker (optional). ARGV: release channel, PUBLISH or SPUBLISH,
+     * hold-off ms (absent: none). Takes the lock from whoever holds it, and tells waiters. The marker
+     * keeps the owner's token for what was left of its lease, so that its renewal or release can tell
+     * a forced release from an expiry. With a hold-off (the lock cohort's longest age)
      * the key is set to {@code force-released} for that long instead of deleted: a cohort in the
      * holder's process may still pass the grant on locally until its age runs out, and nobody else
      * can take the lock before then, so no holder of another process overlaps those hand-offs or gets
@@ -138,6 +154,10 @@ final class LockScripts {
     static final LuaScript FORCE_RELEASE = LuaScript.of("""
             local holder = redis.call('GET', KEYS[1])
             if holder and holder ~= 'force-released' then
+              local left = redis.call('PTTL', KEYS[1])
+              if KEYS[2] and left > 0 then
+                redis.call('SET', KEYS[2], holder, 'PX', left)
+              end
               if ARGV[3] then
                 redis.call('SET', KEYS[1], 'force-released', 'PX', ARGV[3])
               else
@@ -150,8 +170,9 @@ final class LockScripts {
             """);
 
     /**
-     * KEYS: lock. ARGV: owner token, lease ms. Sets the TTL only if this owner holds the lock; never
-     * re-creates it. Returns 1 renewed, 0 gone, -1 held by another owner.
+     * KEYS: lock, forced-release marker (optional). ARGV: owner token, lease ms. Sets the TTL only
+     * if this owner holds the lock; never re-creates it. Returns 1 renewed, 0 gone, -1 held by
+     * another owner, -2 taken from this owner by a forced release.
      */
     static final LuaScript RENEW = LuaScript.of("""
             local holder = redis.call('GET', KEYS[1])
@@ -159,6 +180,7 @@ final class LockScripts {
               redis.call('PEXPIRE', KEYS[1], ARGV[2])
               return 1
             end
+            """ + FORCED_FROM_OWNER + """
             if holder then
               return -1
             end

@@ -39,7 +39,10 @@ import org.slf4j.LoggerFactory;
  */
 final class ManagedLease implements Lease {
 
+    /** The losses are told under the name users look for; the rest under this class. */
     private static final Logger log = LoggerFactory.getLogger(ManagedLease.class);
+
+    private static final Logger lossLog = LoggerFactory.getLogger(Leases.LOSS_LOGGER);
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -244,8 +247,14 @@ final class ManagedLease implements Lease {
                 throw e;
             }
             if (outcome != Grant.Renewal.RENEWED) {
-                markLost(outcome == Grant.Renewal.GONE ? Reason.EXPIRED_IN_REDIS : Reason.TAKEN_OVER);
-                throw lostException(outcome == Grant.Renewal.GONE ? "it expired in Redis" : "another owner holds it");
+                Reason reason = lossReason(outcome);
+                markLost(reason);
+                throw lostException(
+                        switch (reason) {
+                            case TAKEN_OVER -> "another owner holds it";
+                            case EXPIRED_IN_REDIS -> "it expired in Redis";
+                            default -> "it was " + reason.description();
+                        });
             }
             if (!applyRenewal(sent, extension, true)) {
                 if (endedByOwner()) {
@@ -373,13 +382,13 @@ final class ManagedLease implements Lease {
         if (result < 0 && !retry) {
             // The grant was no longer this owner's (force-released, or expired in Redis before the
             // local deadline): the work ran without it for a while, and that is never silent.
-            reportLostAtRelease();
+            reportLostAtRelease(result == Grant.FORCED_FROM_OWNER ? Reason.FORCE_RELEASED : Reason.EXPIRED_IN_REDIS);
         }
         return result >= 0;
     }
 
     /** Reports, once, the loss of a lease whose release found its grant no longer this owner's. */
-    private void reportLostAtRelease() {
+    private void reportLostAtRelease(Reason reason) {
         LeaseLostEvent event;
         List<LeaseListener> toNotify;
         synchronized (this.lock) {
@@ -387,21 +396,18 @@ final class ManagedLease implements Lease {
                 return;
             }
             event = new LeaseLostEvent(
-                    this.kind,
-                    this.name,
-                    this.fencingToken,
-                    Reason.EXPIRED_IN_REDIS,
-                    Duration.ofNanos(Math.max(0, -untilDeadline())));
+                    this.kind, this.name, this.fencingToken, reason, Duration.ofNanos(Math.max(0, -untilDeadline())));
             this.lostEvent = event;
             toNotify = this.listeners == null ? List.of() : List.copyOf(this.listeners);
             this.listeners = null;
         }
-        log.warn(
-                "Lost {} '{}' (fencing token {}): {}, found at its release: it was no longer this owner's in Redis"
-                        + " (force-released, or expired and taken), so the work it guarded may not have been exclusive",
+        lossLog.warn(
+                "Lost {} '{}' (fencing token {}): {} ({}), found at its release: it was no longer this owner's in"
+                        + " Redis, so the work it guarded may not have been exclusive",
                 this.kind.label(),
                 this.name,
                 this.fencingToken,
+                event.reason().description(),
                 event.reason());
         this.leases.publishLoss(event);
         toNotify.forEach(listener -> Leases.notifySafely(listener, event));
@@ -465,13 +471,16 @@ final class ManagedLease implements Lease {
             toNotify = this.listeners == null ? List.of() : List.copyOf(this.listeners);
             this.listeners = null;
         }
-        log.warn(
-                "Lost {} '{}' (fencing token {}): {}, detected {} after its deadline",
+        lossLog.warn(
+                "Lost {} '{}' (fencing token {}): {} ({}), detected {}",
                 this.kind.label(),
                 this.name,
                 this.fencingToken,
+                reason.description(),
                 reason,
-                Durations.format(event.overdue()));
+                event.overdue().isZero()
+                        ? "before its deadline"
+                        : Durations.format(event.overdue()) + " after its deadline");
         if (this.freeOnLoss) {
             // Its key may live longer than its own lease: free it, so others wait no longer.
             this.leases.watchdog().execute(this::freeQuietly);
@@ -485,8 +494,20 @@ final class ManagedLease implements Lease {
         return this.renewedByWatchdog ? Reason.RENEWAL_MISSED : Reason.LEASE_ELAPSED;
     }
 
+    private static Reason lossReason(Grant.Renewal outcome) {
+        return switch (outcome) {
+            case GONE, RENEWED -> Reason.EXPIRED_IN_REDIS;
+            case TAKEN_OVER -> Reason.TAKEN_OVER;
+            case FORCE_RELEASED -> Reason.FORCE_RELEASED;
+        };
+    }
+
     private LockLostException lostException(String why) {
-        return LockLostException.of(this.kind.label(), this.name, why);
+        LeaseLostEvent event;
+        synchronized (this.lock) {
+            event = this.lostEvent;
+        }
+        return LockLostException.of(this.kind.label(), this.name, event == null ? null : event.reason(), why);
     }
 
     /** The deadline check, on the deadline thread: local state only, never Redis. */
@@ -574,8 +595,7 @@ final class ManagedLease implements Lease {
                     // Ended by its owner meanwhile: the release (or hold, or hand-off) decides what
                     // Redis keeps; this renewal must not free it.
                 }
-                case GONE -> markLost(Reason.EXPIRED_IN_REDIS);
-                case TAKEN_OVER -> markLost(Reason.TAKEN_OVER);
+                case GONE, TAKEN_OVER, FORCE_RELEASED -> markLost(lossReason(outcome));
             }
         } finally {
             endRenewal(outer);

@@ -30,7 +30,8 @@ final class RedisErrors {
                         cause);
             }
             return new RedisUnavailableException(
-                    "Redis unavailable while trying to " + operation + ": " + cause.getMessage()
+                    "Redis unavailable while trying to " + operation + ": "
+                            + withoutFinalPeriod(String.valueOf(cause.getMessage()))
                             + ". Check that Redis is up and reachable; the socket timeout of the Jedis"
                             + " client bounds how long a call waits.",
                     cause);

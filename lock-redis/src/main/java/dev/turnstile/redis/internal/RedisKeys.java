@@ -7,6 +7,8 @@ package dev.turnstile.redis.internal;
  * <pre>
  * {prefix}:lock:{name}          STRING  owner token, PX = lease ("force-released" for a moment after a
  *                                       forced release)
+ * {prefix}:released:{name}      STRING  the owner token a forced release took the lock from, PX = what
+ *                                       was left of that owner's lease
  * {prefix}:fence:{name}         STRING  the lock's fencing counter
  * {prefix}:free:{name}          channel published on release
  * {prefix}:sem:{name}           ZSET    permit id, score = expiry (server ms)
@@ -37,6 +39,14 @@ public final class RedisKeys {
     /** Returns the lock key of {@code name}. */
     public String lock(String name) {
         return this.prefix + ":lock:{" + name + "}";
+    }
+
+    /**
+     * Returns the marker of a forced release of lock {@code name}: the owner token it took the lock
+     * from, kept as long as that owner's lease had left, so that the owner finds out how it lost it.
+     */
+    public String lockForceReleased(String name) {
+        return this.prefix + ":released:{" + name + "}";
     }
 
     /** Returns the fencing counter of lock {@code name}. */

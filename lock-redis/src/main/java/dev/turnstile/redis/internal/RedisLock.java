@@ -88,7 +88,9 @@ final class RedisLock implements NamedLock {
                     .eval(
                             LockScripts.FORCE_RELEASE,
                             "force-release lock '" + name + "'",
-                            List.of(this.deployment.keys().lock(name)),
+                            List.of(
+                                    this.deployment.keys().lock(name),
+                                    this.deployment.keys().lockForceReleased(name)),
                             List.of(
                                     this.deployment.keys().lockChannel(name),
                                     this.deployment.signalMode().publishCommand(),

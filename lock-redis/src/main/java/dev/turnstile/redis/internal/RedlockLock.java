@@ -143,7 +143,8 @@ final class RedlockLock implements NamedLock {
     public List<String> forceRelease() {
         List<String> freed = new ArrayList<>();
         for (String name : this.names) {
-            List<String> keys = List.of(this.redlock.keys().lock(name));
+            List<String> keys =
+                    List.of(this.redlock.keys().lock(name), this.redlock.keys().lockForceReleased(name));
             List<String> args = List.of(this.redlock.keys().lockChannel(name), "PUBLISH");
             boolean held = this.redlock
                     .nodes()

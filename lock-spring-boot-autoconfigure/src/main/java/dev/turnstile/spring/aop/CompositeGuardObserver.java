@@ -20,11 +20,17 @@ public final class CompositeGuardObserver implements GuardObserver {
     @Override
     public Optional<? extends Lease> observeAcquire(
             GuardKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
+        return observeAcquire(kind, name, true, acquire);
+    }
+
+    @Override
+    public Optional<? extends Lease> observeAcquire(
+            GuardKind kind, String name, boolean enforced, Supplier<Optional<? extends Lease>> acquire) {
         Supplier<Optional<? extends Lease>> wrapped = acquire;
         for (int i = this.observers.size() - 1; i >= 0; i--) {
             GuardObserver observer = this.observers.get(i);
             Supplier<Optional<? extends Lease>> inner = wrapped;
-            wrapped = () -> observer.observeAcquire(kind, name, inner);
+            wrapped = () -> observer.observeAcquire(kind, name, enforced, inner);
         }
         return wrapped.get();
     }

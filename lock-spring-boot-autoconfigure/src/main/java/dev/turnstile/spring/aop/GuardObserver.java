@@ -27,10 +27,23 @@ public interface GuardObserver {
         return acquire.get();
     }
 
+    /**
+     * Wraps one acquisition like {@link #observeAcquire(GuardKind, String, Supplier)}, saying whether
+     * the guard enforces: when it only observes, an empty answer refuses nothing (the method runs),
+     * so it must not be recorded as a refusal. Calls the three-argument form by default.
+     */
+    default Optional<? extends Lease> observeAcquire(
+            GuardKind kind, String name, boolean enforced, Supplier<Optional<? extends Lease>> acquire) {
+        return observeAcquire(kind, name, acquire);
+    }
+
     /** The lock or permit was acquired after {@code waited}. */
     default void acquired(GuardKind kind, String name, Duration waited) {}
 
-    /** It was not acquired within the wait (a timeout, or a full semaphore). */
+    /**
+     * It was not acquired within the wait (a timeout, or a full semaphore) and the call is refused.
+     * Not told for a guard that only observes: its call runs, and {@link #refusalObserved} is told.
+     */
     default void notAcquired(GuardKind kind, String name, Duration waited) {}
 
     /** The acquisition failed with {@code error} (Redis unreachable, a bad key). */
@@ -41,7 +54,7 @@ public interface GuardObserver {
 
     /**
      * A guard that only observes would have refused a call, for {@code reason}; the method ran
-     * anyway. Told after {@link #notAcquired} or {@link #failed}.
+     * anyway. Told instead of {@link #notAcquired}, or after {@link #failed}.
      */
     default void refusalObserved(GuardKind kind, String name, Refusal reason) {}
 

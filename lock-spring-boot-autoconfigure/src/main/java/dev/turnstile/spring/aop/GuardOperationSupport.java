@@ -2,6 +2,7 @@ package dev.turnstile.spring.aop;
 
 import dev.turnstile.annotation.OnFailure;
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseLostEvent;
 import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.RedisUnavailableException;
@@ -17,7 +18,6 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -47,6 +47,7 @@ public final class GuardOperationSupport {
     private final LockFactory locks;
     private final Duration defaultLease;
     private final ObservedRefusals refusals = new ObservedRefusals(System::nanoTime);
+    private final LostLeaseLog lostLeases;
 
     /**
      * @param transactions ties leases to transactions; null when spring-tx is absent
@@ -74,6 +75,7 @@ public final class GuardOperationSupport {
         this.held = held;
         this.locks = locks;
         this.defaultLease = defaultLease;
+        this.lostLeases = new LostLeaseLog(onLeaseLost);
     }
 
     /**
@@ -174,8 +176,8 @@ public final class GuardOperationSupport {
      */
     private @Nullable Object runAcquired(Guard guard, Lease lease, LockContext context, Invoker invoker)
             throws Throwable {
-        AtomicBoolean lost = new AtomicBoolean();
-        lease.onLost(event -> lost.set(true));
+        AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
+        lease.onLost(lost::set);
         AtomicReference<GuardOperation.Outcome> outcome = new AtomicReference<>(GuardOperation.Outcome.COMPLETED);
         boolean deferred = this.transactions != null
                 && this.transactions.deferRelease(context, () -> release(guard, lease, outcome.get()));
@@ -190,7 +192,7 @@ public final class GuardOperationSupport {
             }
         }
         Object result;
-        boolean lostBeforeRelease;
+        LeaseLostEvent lostBeforeRelease;
         try {
             result = confirm
                     ? this.transactions.confirmingCommits(context, confirmation, () -> runUnder(context, invoker))
@@ -204,15 +206,17 @@ public final class GuardOperationSupport {
                 release(guard, lease, outcome.get());
             }
         }
-        if (!deferred && !lostBeforeRelease && lost.get() && this.onLeaseLost != OnLeaseLost.LOG) {
+        LeaseLostEvent lostAtRelease = lost.get();
+        if (!deferred && lostBeforeRelease == null && lostAtRelease != null && this.onLeaseLost != OnLeaseLost.LOG) {
             // Found lost only by the release (already logged and counted): too late to interrupt the
             // method or refuse its commit, but its work may not have been exclusive, and the caller
             // must know.
             throw LockLostException.of(
                     context.kind(),
                     lease.name(),
-                    "its lease was lost before " + guard.operation().description()
-                            + " released it; its work may not have been exclusive");
+                    lostAtRelease.reason(),
+                    "it was " + lostAtRelease.reason().description() + " before "
+                            + guard.operation().description() + " released it; its work may not have been exclusive");
         }
         return result;
     }
@@ -228,9 +232,21 @@ public final class GuardOperationSupport {
         Lease lease = context.lease();
         Duration renewal = operation.leaseTime() == null ? this.defaultLease : lease.remaining();
         if (renewal.toMillis() < 1) {
-            throw LockLostException.of(context.kind(), lease.name(), "its lease ran out before the commit");
+            throw LockLostException.rolledBack(
+                    context.kind(), lease.name(), null, "its lease ran out before the commit");
         }
-        lease.extend(renewal);
+        try {
+            lease.extend(renewal);
+        } catch (LockLostException e) {
+            // Thrown before the commit, so the transaction rolls back: say so to whoever answers it.
+            throw LockLostException.rolledBack(
+                    e.kind(),
+                    e.name(),
+                    e.reason(),
+                    e.reason() == null
+                            ? "it was lost before the commit"
+                            : "it was " + e.reason().description() + " before the commit");
+        }
     }
 
     /**
@@ -410,7 +426,7 @@ public final class GuardOperationSupport {
         Optional<? extends Lease> lease;
         try {
             lease = this.observer.observeAcquire(
-                    operation.kind(), name, () -> guard.tryAcquire(this.turnstile, this.locks));
+                    operation.kind(), name, operation.enforced(), () -> guard.tryAcquire(this.turnstile, this.locks));
         } catch (RuntimeException e) {
             this.observer.failed(operation.kind(), name, Duration.ofNanos(System.nanoTime() - start), e);
             throw e;
@@ -419,10 +435,12 @@ public final class GuardOperationSupport {
         if (lease.isPresent()) {
             this.observer.acquired(operation.kind(), name, waited);
             this.held.add(operation.kind(), operation.description(), lease.get());
+            lease.get().onLost(event -> this.lostLeases.lost(operation, event));
             if (operation.kind() == GuardKind.SEMAPHORE) {
                 this.observer.semaphoreEntered(name, () -> permitsHeld(guard));
             }
-        } else {
+        } else if (operation.enforced()) {
+            // A guard that only observes refuses nothing: its caller tells refusalObserved instead.
             this.observer.notAcquired(operation.kind(), name, waited);
         }
         return lease;

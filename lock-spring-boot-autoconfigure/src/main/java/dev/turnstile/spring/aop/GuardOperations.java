@@ -56,6 +56,20 @@ public final class GuardOperations {
     }
 
     /**
+     * Returns the guards built so far that only observe (they refuse nothing), each as {@code "lock
+     * item:#id (ItemService.update(long))"}, sorted.
+     */
+    public Set<String> observingGuards() {
+        Set<String> observing = new TreeSet<>();
+        this.operations.values().stream()
+                .flatMap(List::stream)
+                .filter(operation -> !operation.enforced())
+                .forEach(operation -> observing.add(
+                        operation.kind().label() + " " + operation.name() + " (" + operation.description() + ")"));
+        return observing;
+    }
+
+    /**
      * Returns whether {@code targetClass} or one of its interfaces has a method annotated with
      * {@code @DistributedLock} or {@code @Semaphore}: a check that needs no instance, for classes
      * seen before this one exists.

@@ -1,5 +1,6 @@
 package dev.turnstile.spring.aop;
 
+import dev.turnstile.redis.LeaseLostEvent;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.spring.LockContext;
 import java.util.ArrayDeque;
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -91,11 +93,20 @@ public final class TransactionGuard {
         if (this.onLeaseLost != OnLeaseLost.ROLLBACK || !TransactionSynchronizationManager.isSynchronizationActive()) {
             return;
         }
+        AtomicReference<LeaseLostEvent.@Nullable Reason> reason = new AtomicReference<>();
+        context.lease().onLost(event -> reason.set(event.reason()));
         TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
             @Override
             public void beforeCommit(boolean readOnly) {
                 if (!context.isHeld()) {
-                    throw LockLostException.of(context.kind(), context.key(), "its lease was lost before the commit");
+                    LeaseLostEvent.Reason why = reason.get();
+                    throw LockLostException.rolledBack(
+                            context.kind(),
+                            context.key(),
+                            why,
+                            why == null
+                                    ? "its lease was lost before the commit"
+                                    : "it was " + why.description() + " before the commit");
                 }
             }
         });

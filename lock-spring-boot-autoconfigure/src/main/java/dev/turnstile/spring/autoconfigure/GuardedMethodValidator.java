@@ -90,6 +90,14 @@ final class GuardedMethodValidator implements BeanPostProcessor, SmartInitializi
             }
         }
         GuardOperations operations = this.operations.getIfAvailable();
+        Set<String> observing = operations == null ? Set.of() : operations.observingGuards();
+        if (!observing.isEmpty()) {
+            log.info(
+                    "{} guard(s) only observe: they refuse nothing, and count what they would refuse in"
+                            + " turnstile.observed.refusals: {}",
+                    observing.size(),
+                    String.join(", ", observing));
+        }
         Set<String> unmatched = operations == null ? Set.of() : operations.unmatchedNames();
         if (!unmatched.isEmpty()) {
             log.warn(

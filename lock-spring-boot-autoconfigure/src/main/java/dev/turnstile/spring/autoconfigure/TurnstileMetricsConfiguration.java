@@ -1,5 +1,6 @@
 package dev.turnstile.spring.autoconfigure;
 
+import dev.turnstile.spring.metrics.AcquireMeterDescriptions;
 import dev.turnstile.spring.metrics.AcquireObservationConvention;
 import dev.turnstile.spring.metrics.MicrometerGuardObserver;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,6 +21,12 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)
 class TurnstileMetricsConfiguration {
+
+    /** Descriptions for the meters made of the acquire observation (Prometheus's HELP). */
+    @Bean
+    static AcquireMeterDescriptions turnstileAcquireMeterDescriptions() {
+        return new AcquireMeterDescriptions();
+    }
 
     @Bean
     @ConditionalOnMissingBean

@@ -49,6 +49,11 @@ public final class AcquireObservationContext extends Observation.Context {
         BUSY("busy"),
         /** The semaphore had no free permit for the whole wait. */
         FULL("full"),
+        /**
+         * A guard that only observes found the lock busy or the semaphore full, and let the call run:
+         * no refusal ({@code turnstile.observed.refusals} says which).
+         */
+        OBSERVED("observed"),
         /** The waiting thread was interrupted. */
         INTERRUPTED("interrupted"),
         /** Redis could not be reached. */

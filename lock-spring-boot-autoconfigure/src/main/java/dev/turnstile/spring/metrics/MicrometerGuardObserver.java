@@ -33,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@code turnstile.acquire} (timer): time waited, by {@code kind}, {@code name}, {@code
- *       outcome} ({@code acquired}, {@code busy}, {@code full}, {@code interrupted}, {@code
+ *       outcome} ({@code acquired}, {@code busy}, {@code full}, {@code observed}: a guard that only
+ *       observes would have refused and let the call run, {@code interrupted}, {@code
  *       unavailable}, {@code error}) and {@code error} (the exception's simple class name, or {@code
  *       none}). It is the meter of the {@code turnstile.acquire} {@link Observation}, recorded by
  *       Micrometer's meter observation handler: one meter per name, one set of tag keys, each
@@ -41,7 +42,8 @@ import org.jspecify.annotations.Nullable;
  *       {@code turnstile.acquire.active} (long task timer, by {@code kind} and {@code name}) counts
  *       the waits in progress;
  *   <li>{@code turnstile.held} (timer): how long a lock or permit was held;
- *   <li>{@code turnstile.semaphore.rejections} (counter): permits refused;
+ *   <li>{@code turnstile.semaphore.rejections} (counter): permits refused (never a call that a
+ *       semaphore which only observes let run);
  *   <li>{@code turnstile.permits.in.use} (gauge): permits this node holds, per semaphore;
  *   <li>{@code turnstile.lease.renewals} (counter) and {@code turnstile.lease.lost} (counter, by
  *       {@code kind} and {@code reason}): the watchdog's work and the leases lost while held, found
@@ -55,7 +57,8 @@ import org.jspecify.annotations.Nullable;
  *       semaphore let run (then the permits held plus one). Its quantiles are the numbers to choose
  *       a limit from; one Redis call per sample;
  *   <li>{@code turnstile.lock.wait} (timer with histogram buckets, by {@code name} and {@code
- *       outcome}: {@code acquired} or {@code busy}): how long a lock was waited for.
+ *       outcome}: {@code acquired} or {@code busy}): how long a lock was waited for (a lock that only
+ *       observes records its acquisitions, not the calls it let run).
  * </ul>
  *
  * <p>Without an application {@link ObservationRegistry} ({@code ObservationRegistry.NOOP}), the
@@ -105,6 +108,12 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
     @Override
     public Optional<? extends Lease> observeAcquire(
             GuardKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
+        return observeAcquire(kind, name, true, acquire);
+    }
+
+    @Override
+    public Optional<? extends Lease> observeAcquire(
+            GuardKind kind, String name, boolean enforced, Supplier<Optional<? extends Lease>> acquire) {
         AcquireObservationContext context = new AcquireObservationContext(kind, name);
         Observation observation = Observation.createNotStarted(
                         this.convention, DEFAULT_CONVENTION, () -> context, this.observations)
@@ -114,9 +123,11 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
             context.setOutcome(
                     lease.isPresent()
                             ? AcquireObservationContext.Outcome.ACQUIRED
-                            : kind == GuardKind.LOCK
-                                    ? AcquireObservationContext.Outcome.BUSY
-                                    : AcquireObservationContext.Outcome.FULL);
+                            : !enforced
+                                    ? AcquireObservationContext.Outcome.OBSERVED
+                                    : kind == GuardKind.LOCK
+                                            ? AcquireObservationContext.Outcome.BUSY
+                                            : AcquireObservationContext.Outcome.FULL);
             return lease;
         } catch (RuntimeException | Error e) {
             context.setOutcome(outcomeOf(e));

@@ -8,6 +8,7 @@ import dev.turnstile.redis.TurnstileException;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
@@ -36,7 +37,9 @@ import reactor.core.publisher.Mono;
  *       did not run);
  *   <li>{@link LockLostException} thrown by the guarded method (its lease was lost while it ran,
  *       for instance {@code lease.extend(...)} found the lock taken, or found at the release): 409
- *       Conflict without {@code Retry-After}, saying that the work may not have been exclusive;
+ *       Conflict without {@code Retry-After}, saying how it was lost when known ({@code "released
+ *       by an operator"}, property {@code reason}) and whether the work was rolled back (property
+ *       {@code rolledBack}: a transaction refused at its commit) or may not have been exclusive;
  *   <li>{@link RedisUnavailableException}: 503 Service Unavailable with {@code Retry-After}.
  * </ul>
  *
@@ -128,24 +131,40 @@ public class TurnstileProblemHandler {
             return new Refusal(problem, this.retryAfterSeconds);
         }
         if (e instanceof LockLostException lost) {
-            boolean semaphore = "semaphore".equals(lost.kind());
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                    HttpStatus.CONFLICT,
-                    semaphore
-                            ? "A permit of '" + lost.name() + "' was lost before the request finished; its work may"
-                                    + " have run beyond the semaphore's limit. Check what it changed before sending it"
-                                    + " again."
-                            : "The lock '" + lost.name() + "' was lost before the request finished; its work may not"
-                                    + " have been exclusive. Check what it changed before sending it again.");
-            problem.setTitle(semaphore ? "Permit lost" : "Lock lost");
-            problem.setProperty(semaphore ? "semaphore" : "lock", lost.name());
-            return new Refusal(problem, null);
+            return lost(lost);
         }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(
                 HttpStatus.SERVICE_UNAVAILABLE,
                 "The lock service is unavailable; retry after " + this.retryAfterSeconds + "s.");
-        problem.setTitle("Service unavailable");
+        problem.setTitle("Service Unavailable");
         return new Refusal(problem, this.retryAfterSeconds);
+    }
+
+    /**
+     * 409 for a lease lost while its request ran: how it was lost, when known ("released by an
+     * operator"), and what became of the work: rolled back, or done but perhaps not exclusively.
+     */
+    private static Refusal lost(LockLostException lost) {
+        boolean semaphore = "semaphore".equals(lost.kind());
+        String what = semaphore ? "A permit of '" + lost.name() + "'" : "The lock '" + lost.name() + "'";
+        String how = lost.reason() == null ? "was lost" : "was " + lost.reason().description();
+        String work;
+        if (lost.isRolledBack()) {
+            work = "its changes were rolled back and did not take effect. Send the request again.";
+        } else if (semaphore) {
+            work = "its work may have run beyond the semaphore's limit. Check what it changed before sending it again.";
+        } else {
+            work = "its work may not have been exclusive. Check what it changed before sending it again.";
+        }
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                HttpStatus.CONFLICT, what + " " + how + " before the request finished; " + work);
+        problem.setTitle(semaphore ? "Permit lost" : "Lock lost");
+        problem.setProperty(semaphore ? "semaphore" : "lock", lost.name());
+        if (lost.reason() != null) {
+            problem.setProperty("reason", lost.reason().name().toLowerCase(Locale.ROOT));
+        }
+        problem.setProperty("rolledBack", lost.isRolledBack());
+        return new Refusal(problem, null);
     }
 
     /**
