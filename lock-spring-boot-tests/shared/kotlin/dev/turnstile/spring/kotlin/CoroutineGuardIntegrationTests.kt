@@ -2,7 +2,6 @@ package dev.turnstile.spring.kotlin
 
 import dev.turnstile.redis.LockAcquisitionException
 import dev.turnstile.redis.Turnstile
-import dev.turnstile.spring.BootLine
 import dev.turnstile.spring.LockContext
 import dev.turnstile.test.redis.RedisServerExtension
 import java.time.Duration
@@ -19,7 +18,6 @@ import org.awaitility.Awaitility.await
 import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
-import org.springframework.boot.test.context.runner.ApplicationContextRunner
 import org.springframework.context.ApplicationContext
 import org.springframework.context.annotation.Bean
 import org.springframework.context.annotation.Configuration
@@ -43,14 +41,7 @@ class CoroutineGuardIntegrationTests {
     @BeforeEach
     fun reset() = Shared.reset()
 
-    private fun node(name: String): ApplicationContextRunner = ApplicationContextRunner()
-        .withConfiguration(BootLine.turnstile())
-        .withUserConfiguration(CoroutineApp::class.java)
-        .withPropertyValues(
-            "spring.data.redis.host=127.0.0.1",
-            "spring.data.redis.port=" + redis.server().port(),
-            "node=$name",
-        )
+    private fun node(name: String) = node(redis, CoroutineApp::class.java, name)
 
     private fun twoNodes(test: (CoroutineServices, CoroutineServices, ApplicationContext) -> Unit) {
         node("a").run { a ->
@@ -139,6 +130,9 @@ class CoroutineGuardIntegrationTests {
             assertThat(b.withPlainFallback("h")).isEqualTo("plain fallback for h")
             assertThat(b.skipped("h")).isNull()
             holder.cancelAndJoin()
+        }
+        await().atMost(Duration.ofSeconds(5)).untilAsserted {
+            assertThat(runBlocking { b.withSuspendFallback("h") }).isEqualTo("ran")
         }
     }
 

@@ -3,7 +3,9 @@ package dev.turnstile.spring.kotlin
 import dev.turnstile.annotation.DistributedLock
 import dev.turnstile.annotation.OnFailure
 import dev.turnstile.annotation.Semaphore
+import dev.turnstile.spring.BootLine
 import dev.turnstile.spring.LockContext
+import dev.turnstile.test.redis.RedisServerExtension
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.atomic.AtomicInteger
@@ -14,6 +16,7 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.withContext
+import org.springframework.boot.test.context.runner.ApplicationContextRunner
 import org.springframework.stereotype.Service
 
 /** When a guarded body ran: from its first line to its last, in System.nanoTime(). */
@@ -152,3 +155,14 @@ class InnerCoroutines {
 
 /** Which application context a bean is in. */
 data class NodeName(val name: String)
+
+/** An application node: Boot's Redis and Turnstile, `configuration`, on `redis`, named by the property node. */
+fun node(redis: RedisServerExtension, configuration: Class<*>, name: String): ApplicationContextRunner =
+    ApplicationContextRunner()
+        .withConfiguration(BootLine.turnstile())
+        .withUserConfiguration(configuration)
+        .withPropertyValues(
+            "spring.data.redis.host=127.0.0.1",
+            "spring.data.redis.port=" + redis.server().port(),
+            "node=$name",
+        )
