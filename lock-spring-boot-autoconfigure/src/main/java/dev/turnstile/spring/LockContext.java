@@ -22,8 +22,11 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Bound to the thread that entered the method (for a {@code CompletableFuture} or reactive
- * method, only while the method itself runs, not in its asynchronous continuation). A nested
- * annotated call that joined an outer lease sees the outer context.
+ * method, only while the method itself runs, not in its asynchronous continuation). In a Kotlin
+ * {@code suspend fun}, it is bound to the coroutine instead, as a coroutine context element: {@code
+ * current()} works in the coroutine and its children on whatever thread they run, across
+ * suspensions, and not after the coroutine has finished. A nested annotated call that joined an
+ * outer lease sees the outer context.
  */
 public final class LockContext {
 
@@ -49,7 +52,8 @@ public final class LockContext {
         LockContext context = STACK.get().peek();
         if (context == null) {
             throw new IllegalStateException("No @DistributedLock or @Semaphore method is running on this thread;"
-                    + " LockContext.current() is only available inside one (and not in its async continuations)");
+                    + " LockContext.current() is only available inside one, or inside a guarded Kotlin suspend"
+                    + " function's coroutine (and not in the async continuations of a future or a Mono)");
         }
         return context;
     }

@@ -26,7 +26,10 @@ public final class GuardAspect implements Ordered {
     @Around("@annotation(dev.turnstile.annotation.DistributedLock) || @annotation(dev.turnstile.annotation.Semaphore)")
     public Object around(ProceedingJoinPoint call) throws Throwable {
         MethodSignature signature = (MethodSignature) call.getSignature();
-        return this.support.invoke(signature.getMethod(), call.getTarget(), call.getArgs(), call::proceed);
+        // One array for the support and the call: the support replaces a suspend function's
+        // continuation in it before proceeding, to carry the guard into the coroutine.
+        Object[] args = call.getArgs();
+        return this.support.invoke(signature.getMethod(), call.getTarget(), args, () -> call.proceed(args));
     }
 
     @Override

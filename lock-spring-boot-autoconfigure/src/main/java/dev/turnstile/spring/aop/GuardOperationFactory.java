@@ -18,6 +18,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.KotlinDetector;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.PropertyResolver;
 import org.springframework.expression.Expression;
@@ -39,19 +41,25 @@ final class GuardOperationFactory {
     private final Duration lockWaitTime;
     private final Duration semaphoreWaitTime;
     private final Enforcement enforcement;
+    private final CoroutineBridge coroutines;
 
-    /** Creates the factory; the wait times apply where an annotation gives none. */
+    /**
+     * Creates the factory; the wait times apply where an annotation gives none, and {@code
+     * classLoader} tells whether Kotlin coroutines can be guarded.
+     */
     GuardOperationFactory(
             PropertyResolver placeholders,
             KeyExpressionEvaluator evaluator,
             Duration lockWaitTime,
             Duration semaphoreWaitTime,
-            Enforcement enforcement) {
+            Enforcement enforcement,
+            @Nullable ClassLoader classLoader) {
         this.placeholders = placeholders;
         this.evaluator = evaluator;
         this.lockWaitTime = lockWaitTime;
         this.semaphoreWaitTime = semaphoreWaitTime;
         this.enforcement = enforcement;
+        this.coroutines = new CoroutineBridge(classLoader);
     }
 
     /** Returns the evaluator that parses and caches this factory's expressions. */
@@ -203,6 +211,10 @@ final class GuardOperationFactory {
             Enforce enforce,
             GuardSpec spec,
             List<String> problems) {
+        ReturnKind returnKind = ReturnKind.of(site.method());
+        if (returnKind.kotlin()) {
+            this.coroutines.check(site.method()).ifPresent(problems::add);
+        }
         Fallback fallback = fallback(site.method(), site.targetClass(), fallbackName, problems);
         checkSkip(site.method(), onFailure, fallback, problems);
         String defaultKey = qualifiedName(site.method(), site.targetClass());
@@ -217,7 +229,7 @@ final class GuardOperationFactory {
                 lease,
                 onFailure,
                 fallback,
-                ReturnKind.of(site.method().getReturnType()),
+                returnKind,
                 this.enforcement.resolve(name, templates, enforce),
                 spec);
     }
@@ -300,23 +312,41 @@ final class GuardOperationFactory {
         if (name.isBlank()) {
             return null;
         }
+        boolean suspends = KotlinDetector.isSuspendingFunction(method);
         Class<?>[] parameters = method.getParameterTypes();
-        Class<?>[] withFailure = Arrays.copyOf(parameters, parameters.length + 1);
-        withFailure[parameters.length] = Throwable.class;
-        Optional<Method> found =
-                findMethod(targetClass, name, parameters).or(() -> findMethod(targetClass, name, withFailure));
+        // A suspend function's own parameters, without the Continuation the compiler adds last.
+        Class<?>[] values = suspends ? Arrays.copyOf(parameters, parameters.length - 1) : parameters;
+        Class<?>[] withFailure = Arrays.copyOf(values, values.length + 1);
+        withFailure[values.length] = Throwable.class;
+        Optional<Method> found = findMethod(targetClass, name, values)
+                .or(() -> findMethod(targetClass, name, withFailure))
+                .or(() -> suspends ? findMethod(targetClass, name, parameters) : Optional.empty())
+                .or(() -> suspends
+                        ? findMethod(targetClass, name, continuing(withFailure, parameters[values.length]))
+                        : Optional.empty());
         if (found.isEmpty()) {
-            problems.add("fallback '" + name + "' not found: declare " + name + "(" + typeNames(parameters) + ") on "
-                    + targetClass.getSimpleName() + ", optionally with a last Throwable parameter");
+            problems.add("fallback '" + name + "' not found: declare " + (suspends ? "fun or suspend fun " : "")
+                    + name + "(" + typeNames(values) + ") on " + targetClass.getSimpleName()
+                    + ", optionally with a last Throwable parameter");
             return null;
         }
         Method fallback = found.get();
-        if (!ClassUtils.isAssignable(method.getReturnType(), fallback.getReturnType())) {
-            problems.add("fallback '" + name + "' returns "
-                    + fallback.getReturnType().getSimpleName() + ", which is not assignable to "
-                    + method.getReturnType().getSimpleName());
+        boolean fallbackSuspends = KotlinDetector.isSuspendingFunction(fallback);
+        Class<?> expected = ReturnKind.kotlinReturnType(method);
+        Class<?> actual = ReturnKind.kotlinReturnType(fallback);
+        if (!suspends && !ClassUtils.isAssignable(expected, actual)) {
+            problems.add("fallback '" + name + "' returns " + actual.getSimpleName() + ", which is not assignable to "
+                    + expected.getSimpleName());
         }
-        return new Fallback(fallback, fallback.getParameterCount() == method.getParameterCount() + 1);
+        int valueCount = fallback.getParameterCount() - (fallbackSuspends ? 1 : 0);
+        return new Fallback(fallback, valueCount == values.length + 1, suspends, fallbackSuspends);
+    }
+
+    /** The parameter types of a suspend function with {@code values}: {@code continuation} last. */
+    private static Class<?>[] continuing(Class<?>[] values, Class<?> continuation) {
+        Class<?>[] types = Arrays.copyOf(values, values.length + 1);
+        types[values.length] = continuation;
+        return types;
     }
 
     private static Optional<Method> findMethod(Class<?> type, String name, Class<?>[] parameters) {
@@ -332,10 +362,23 @@ final class GuardOperationFactory {
 
     private static void checkSkip(
             Method method, OnFailure onFailure, @Nullable Fallback fallback, List<String> problems) {
+        if (onFailure != OnFailure.SKIP || fallback != null) {
+            return;
+        }
         Class<?> returnType = method.getReturnType();
-        if (onFailure == OnFailure.SKIP && fallback == null && returnType.isPrimitive() && returnType != void.class) {
+        if (returnType.isPrimitive() && returnType != void.class) {
             problems.add("onFailure = SKIP cannot produce a " + returnType.getName()
                     + ": return a wrapper type or Optional, or name a fallback");
+        }
+        if (ReturnKind.of(method) == ReturnKind.SUSPEND && KotlinDetector.isKotlinReflectPresent()) {
+            MethodParameter result = new MethodParameter(method, -1);
+            Class<?> type = result.getParameterType();
+            boolean unit = type == void.class || type == Void.class || "kotlin.Unit".equals(type.getName());
+            if (!unit && !result.isOptional()) {
+                problems.add("onFailure = SKIP makes this suspend fun return null, but it returns the non-null "
+                        + type.getSimpleName() + ": declare " + type.getSimpleName()
+                        + "? or Unit, or name a fallback");
+            }
         }
     }
 
@@ -343,13 +386,28 @@ final class GuardOperationFactory {
         return BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, targetClass));
     }
 
+    /** {@code OrderService.buy(String, String)}; a Kotlin suspend function without its continuation. */
     static String describe(Method method, Class<?> targetClass) {
-        return ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName() + "("
-                + typeNames(method.getParameterTypes()) + ")";
+        Class<?>[] types = method.getParameterTypes();
+        if (KotlinDetector.isSuspendingFunction(method)) {
+            types = Arrays.copyOf(types, types.length - 1);
+        }
+        return ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName() + "(" + typeNames(types)
+                + ")";
     }
 
     private static String qualifiedName(Method method, Class<?> targetClass) {
         return ClassUtils.getUserClass(targetClass).getName() + "." + method.getName();
+    }
+
+    /**
+     * Returns whether a method is the compiler's own: a bridge, or the static {@code
+     * name$suspendImpl} twin the Kotlin compiler emits for every open {@code suspend fun}, which
+     * carries its annotations but is never called through a proxy. Neither is validated nor
+     * guarded on its own.
+     */
+    static boolean compilerGenerated(Method method) {
+        return method.isSynthetic() || method.isBridge();
     }
 
     private static String typeNames(Class<?>[] types) {

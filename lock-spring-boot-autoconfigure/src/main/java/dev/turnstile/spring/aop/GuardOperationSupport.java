@@ -128,7 +128,37 @@ public final class GuardOperationSupport {
                         () -> operation.enforced()
                                 ? reactiveFailure(guard, target, args)
                                 : ReactiveGuards.call(invoker));
+            case SUSPEND, FLOW -> invokeCoroutine(guard, target, args, invoker);
         };
+    }
+
+    /**
+     * Guards a Kotlin coroutine or flow. A call inside a guarded coroutine that holds all of its
+     * keys joins that lease, as a nested call on one thread does; the coroutine's context carries
+     * it.
+     */
+    private @Nullable Object invokeCoroutine(Guard guard, Object target, Object[] args, Invoker invoker)
+            throws Throwable {
+        GuardOperation operation = guard.operation();
+        LockContext joined = LockContext.holding(operation.kind().label(), guard.keys());
+        if (joined != null && joined.isHeld()) {
+            return invoker.invoke();
+        }
+        return CoroutineGuards.guard(
+                operation,
+                args,
+                this.onLeaseLost,
+                () -> acquireOrObserve(guard),
+                (lease, outcome) -> release(guard, lease, outcome),
+                invoker,
+                () -> {
+                    if (!operation.enforced()) {
+                        return invoker.invoke();
+                    }
+                    TurnstileException failure = guard.failure(operation.waitTime());
+                    Object result = failure(guard, target, args, failure);
+                    return result != null ? result : skipValue(operation);
+                });
     }
 
     private @Nullable Object invokeSync(Guard guard, Object target, Object[] args, Invoker invoker) throws Throwable {
@@ -497,8 +527,8 @@ public final class GuardOperationSupport {
         Class<?> type = operation.method().getReturnType();
         return switch (operation.returnKind()) {
             case COMPLETION_STAGE -> CompletableFuture.completedFuture(null);
-            case MONO -> ReactiveGuards.skipMono();
-            case FLUX -> ReactiveGuards.skipFlux();
+            case MONO, SUSPEND -> ReactiveGuards.skipMono();
+            case FLUX, FLOW -> ReactiveGuards.skipFlux();
             case SYNC -> type == Optional.class ? Optional.empty() : null;
         };
     }

@@ -32,15 +32,18 @@ public final class GuardOperations {
      * Reads annotations with {@code placeholders} resolving {@code ${...}} in their attributes and
      * {@code evaluator} parsing their expressions; the wait times apply where an annotation gives
      * none ({@code turnstile.lock.wait-time}, {@code turnstile.semaphore.wait-time}), and {@code
-     * enforcement} tells which guards enforce and which only observe.
+     * enforcement} tells which guards enforce and which only observe; {@code classLoader} (the
+     * application's) tells whether Kotlin coroutines can be guarded.
      */
     public GuardOperations(
             PropertyResolver placeholders,
             KeyExpressionEvaluator evaluator,
             Duration lockWaitTime,
             Duration semaphoreWaitTime,
-            Enforcement enforcement) {
-        this.factory = new GuardOperationFactory(placeholders, evaluator, lockWaitTime, semaphoreWaitTime, enforcement);
+            Enforcement enforcement,
+            @Nullable ClassLoader classLoader) {
+        this.factory = new GuardOperationFactory(
+                placeholders, evaluator, lockWaitTime, semaphoreWaitTime, enforcement, classLoader);
         this.enforcement = enforcement;
     }
 
@@ -83,6 +86,7 @@ public final class GuardOperations {
                 targetClass,
                 method -> found[0] = true,
                 method -> !found[0]
+                        && !GuardOperationFactory.compilerGenerated(method)
                         && !GuardOperationFactory.kindsOf(method, targetClass).isEmpty());
         return found[0];
     }
@@ -95,6 +99,9 @@ public final class GuardOperations {
     public List<String> problems(Class<?> targetClass) {
         List<String> found = new ArrayList<>(GuardOperationFactory.interfaceOnlyAnnotations(targetClass));
         ReflectionUtils.doWithMethods(targetClass, method -> {
+            if (GuardOperationFactory.compilerGenerated(method)) {
+                return;
+            }
             List<String> bad = new ArrayList<>();
             List<GuardOperation> built = build(method, targetClass, bad);
             if (bad.isEmpty() && !built.isEmpty()) {

@@ -13,6 +13,7 @@ import dev.turnstile.spring.aop.TransactionGuard;
 import dev.turnstile.spring.key.KeyExpressionEvaluator;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -38,7 +39,10 @@ class TurnstileAspectConfiguration {
                 new KeyExpressionEvaluator(beanFactory),
                 properties.getLock().getWaitTime(),
                 properties.getSemaphore().getWaitTime(),
-                new Enforcement(properties.isEnforce(), properties.getEnforcedNames(), properties.getObservedNames()));
+                new Enforcement(properties.isEnforce(), properties.getEnforcedNames(), properties.getObservedNames()),
+                beanFactory instanceof ConfigurableBeanFactory configurable
+                        ? configurable.getBeanClassLoader()
+                        : TurnstileAspectConfiguration.class.getClassLoader());
     }
 
     @Bean

@@ -1,6 +1,7 @@
 package dev.turnstile.spring.key;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -11,6 +12,7 @@ import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
@@ -85,13 +87,28 @@ public final class KeyExpressionEvaluator {
         }
     }
 
-    /** Builds the evaluation context of one call; cheap, arguments are bound lazily. */
-    public EvaluationContext context(Method method, Object[] args, Object target, Class<?> targetClass) {
+    /**
+     * Builds the evaluation context of one call; cheap, arguments are bound lazily. A Kotlin
+     * suspend function's {@code Continuation} is not one of its variables.
+     */
+    public EvaluationContext context(Method method, Object[] arguments, Object target, Class<?> targetClass) {
+        int values = valueParameterCount(method);
+        Object[] args = arguments.length > values ? Arrays.copyOf(arguments, values) : arguments;
         GuardExpressionRoot root = new GuardExpressionRoot(method, args, target, targetClass);
+        // Given all arguments: Spring leaves out a suspend function's continuation itself.
         MethodBasedEvaluationContext context =
-                new MethodBasedEvaluationContext(root, method, args, this.parameterNames);
+                new MethodBasedEvaluationContext(root, method, arguments, this.parameterNames);
         this.sharedContext.applyDelegatesTo(context);
         return context;
+    }
+
+    /**
+     * Returns the parameters of {@code method} that a caller passes: all of them, but for a Kotlin
+     * suspend function, whose compiled form takes the caller's {@code Continuation} last, one fewer.
+     */
+    static int valueParameterCount(Method method) {
+        int count = method.getParameterCount();
+        return KotlinDetector.isSuspendingFunction(method) ? count - 1 : count;
     }
 
     /** {@code #{expr}} and {@code expr} mean the same in a condition or limit expression. */

@@ -2,6 +2,7 @@ package dev.turnstile.spring.key;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -23,8 +24,9 @@ public final class MethodVariables {
     private final String @Nullable [] names;
 
     MethodVariables(Method method, String @Nullable [] names) {
-        this.count = method.getParameterCount();
-        this.names = names;
+        // A Kotlin suspend function's last parameter is the compiler's Continuation, not the user's.
+        this.count = KeyExpressionEvaluator.valueParameterCount(method);
+        this.names = names != null && names.length > this.count ? Arrays.copyOf(names, this.count) : names;
     }
 
     /**
