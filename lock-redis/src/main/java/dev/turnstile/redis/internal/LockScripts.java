@@ -42,9 +42,10 @@ final class LockScripts {
      * master with this one, must propose above it.
      *
      * <p>A master takes the proposal if it is above its counter, or, with no counter, not more than
-     * the allowance below its clock. A counter lives for its ttl, and never less than the allowance
-     * plus 1 ms, after the clock has passed it ({@link FencingCounter}), so once it has expired the
-     * clock minus the allowance is above every token it took. Returns {@code {1, token, server time
+     * the allowance below its clock. A counter lives for its ttl plus the allowance plus 1 ms after
+     * the clock has passed it ({@link FencingCounter}), so once it has expired the clock minus the
+     * allowance is above every token it took by the counter's ttl, as on one server: a master's clock
+     * must step back by more than the counter's ttl before a lower token can get in. Returns {@code {1, token, server time
      * ms}} when granted, {@code {0, pttl}} when held by another owner, {@code {2, least}} when the
      * proposal is too low, with the least this master would take. A master with no counter then
      * records that least as its counter (less one), so the least it named is still taken in the next
@@ -59,7 +60,7 @@ final class LockScripts {
             end
             local floor = fence_clock()
             local allowance = tonumber(ARGV[5])
-            local ttl = math.max(tonumber(ARGV[3]), (allowance - allowance % 1000) / 1000 + 1)
+            local ttl = tonumber(ARGV[3]) + (allowance - allowance % 1000) / 1000 + 1
             local counter = call('GET', KEYS[2])
             local least = counter and counter + 1 or floor - allowance
             local token = tonumber(ARGV[4])

@@ -32,9 +32,10 @@ final class RedlockLock implements NamedLock {
      * How far below a master's clock a first proposal may be when the master has no counter for the
      * name (a new name, an expired counter, a master restarted empty): clients' clocks may be that
      * far behind the masters' and still get a token in one round; further behind, they get it in
-     * two. Every counter lives at least this long plus 1 ms after its master's clock has passed it.
-     * A master restarted empty must stay down until its clock is this far past every token it handed
-     * out (besides a lease, for the lock).
+     * two. Every counter lives this long plus 1 ms longer than its ttl after its master's clock has
+     * passed it. A master restarted empty must stay down until its clock, less this allowance, is
+     * past the highest token it took (besides a lease, for the lock); that token may lead the
+     * master's own clock, by as far as the clock of a client or of another master was ahead.
      */
     static final long CLOCK_ALLOWANCE_MICROS = 1_000_000;
 
@@ -84,6 +85,7 @@ final class RedlockLock implements NamedLock {
     private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
         Duration lease = leaseTime != null ? leaseTime : this.redlock.options().defaultLease();
         while (true) {
+            this.redlock.leases().requireOpen();
             Round last = attempt(name, lease, leaseTime == null, start);
             if (last.lease != null) {
                 last.lease.start();
