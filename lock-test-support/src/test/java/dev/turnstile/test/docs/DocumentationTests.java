@@ -74,7 +74,7 @@ class DocumentationTests {
                     missing.add(ROOT.relativize(page) + ": " + name.group(1) + " (no such test class)");
                 } else if (name.group(2) != null
                         && sources.stream()
-                                .noneMatch(s -> read(s).matches("(?s).*\\bvoid " + name.group(2) + "\\(.*"))) {
+                                .noneMatch(s -> read(s).matches("(?s).*\\b(void|fun) " + name.group(2) + "\\(.*"))) {
                     missing.add(ROOT.relativize(page) + ": " + name.group() + " (no such test method)");
                 }
             }
@@ -105,11 +105,12 @@ class DocumentationTests {
     private static Map<String, List<Path>> testSources() {
         Map<String, List<Path>> tests = new HashMap<>();
         try (Stream<Path> files = Files.walk(ROOT)) {
-            files.filter(p ->
-                            p.toString().endsWith("Tests.java") || p.toString().endsWith("Contract.java"))
+            files.filter(p -> p.toString().endsWith("Tests.java")
+                            || p.toString().endsWith("Tests.kt")
+                            || p.toString().endsWith("Contract.java"))
                     .filter(p -> !p.toString().contains("/target/"))
                     .forEach(p -> tests.computeIfAbsent(
-                                    p.getFileName().toString().replace(".java", ""), n -> new ArrayList<>())
+                                    p.getFileName().toString().replaceAll("\\.(java|kt)$", ""), n -> new ArrayList<>())
                             .add(p));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
