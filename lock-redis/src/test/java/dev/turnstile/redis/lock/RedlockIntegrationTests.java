@@ -525,12 +525,14 @@ class RedlockIntegrationTests {
                 masters.get(2).restart();
                 masters.get(3).restart();
                 masters.get(4).restart();
-                masters.get(0).pause(); // A's other masters are now unreachable to B, as in a partition
-                masters.get(1).pause();
+                // B's clients first: a Jedis 8 client negotiating RESP3 talks to its server when it is
+                // built, and one built against a paused master would spend A's lease waiting.
                 List<UnifiedJedis> fresh = new ArrayList<>();
                 for (RedisServer master : masters) {
                     fresh.add(master.newClient(Duration.ofMillis(300)));
                 }
+                masters.get(0).pause(); // A's other masters are now unreachable to B, as in a partition
+                masters.get(1).pause();
                 try (Redlock b = Redlock.builder(fresh)
                         .nodeTimeout(Duration.ofMillis(200))
                         .build()) {
