@@ -80,7 +80,7 @@ class PartitionedGuardIntegrationTests {
     @Test
     void logModeLogsTheLossWhileCutOff() {
         ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger)
-                org.slf4j.LoggerFactory.getLogger("dev.turnstile.redis.internal.ManagedLease");
+                org.slf4j.LoggerFactory.getLogger("dev.turnstile.lease");
         ListAppender<ILoggingEvent> warnings = new ListAppender<>();
         warnings.start();
         logger.addAppender(warnings);
