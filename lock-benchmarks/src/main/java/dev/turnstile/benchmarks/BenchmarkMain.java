@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
@@ -37,6 +38,21 @@ import redis.clients.jedis.UnifiedJedis;
  * the two-process rows, "idle" for the keys left per idle name).
  */
 public final class BenchmarkMain {
+
+    private static final String FAIR_REENTRANT_LOCK = "fair ReentrantLock, in-process anchor (no Redis)";
+    private static final String TURNSTILE = "Turnstile RedisLock";
+    private static final String RAW_FENCED = "raw fenced SET NX PX + INCR, checked release";
+
+    /**
+     * The ratios the run states in its own output, each between two rows of one group: Turnstile's
+     * hot key against a fair {@code ReentrantLock}'s hand-off between as many threads, and
+     * independent keys against the raw fenced floor.
+     */
+    private static final List<Report.Ratio> RATIOS = List.of(
+            new Report.Ratio("8 threads, one key", TURNSTILE, FAIR_REENTRANT_LOCK, 0.8),
+            new Report.Ratio("32 threads, one key", TURNSTILE, FAIR_REENTRANT_LOCK, Double.NaN),
+            new Report.Ratio("1 thread, uncontended", TURNSTILE, RAW_FENCED, 0.9),
+            new Report.Ratio("8 threads, 8 keys", TURNSTILE, RAW_FENCED, 0.9));
 
     private BenchmarkMain() {}
 
@@ -124,7 +140,9 @@ public final class BenchmarkMain {
                     .findFirst()
                     .orElse("redis_version:?");
             Report report = new Report(
-                    results, processes, idle, redisBenchmark, trial, warmUp, trials, redisVersion, LocalDate.now());
+                    results, RATIOS, processes, idle, redisBenchmark, trial, warmUp, trials, redisVersion, LocalDate.now());
+            System.out.println();
+            System.out.print(report.ratios());
             System.out.println();
             System.out.println(report.markdown());
             Files.createDirectories(out);
@@ -185,13 +203,13 @@ public final class BenchmarkMain {
                     t -> Contenders.raw(this.redis, "raw:solo-checked", true)));
             all.add(new Scenario(
                     solo,
-                    "raw fenced SET NX PX + INCR, checked release",
+                    RAW_FENCED,
                     1,
                     false,
                     t -> Contenders.rawFenced(this.redis, "raw:solo-fenced")));
             all.add(new Scenario(
                     solo,
-                    "Turnstile RedisLock",
+                    TURNSTILE,
                     1,
                     false,
                     t -> Contenders.turnstile(this.first, "solo", Duration.ofSeconds(Contenders.LEASE_SECONDS))));
@@ -226,13 +244,13 @@ public final class BenchmarkMain {
                     t -> Contenders.raw(this.redis, "raw:k" + t, true)));
             all.add(new Scenario(
                     eightKeys,
-                    "raw fenced SET NX PX + INCR, checked release",
+                    RAW_FENCED,
                     8,
                     false,
                     t -> Contenders.rawFenced(this.redis, "raw:fenced-k" + t)));
             all.add(new Scenario(
                     eightKeys,
-                    "Turnstile RedisLock",
+                    TURNSTILE,
                     8,
                     false,
                     t -> Contenders.turnstile(this.first, "k" + t, Duration.ofSeconds(Contenders.LEASE_SECONDS))));
@@ -256,10 +274,13 @@ public final class BenchmarkMain {
                         t -> Contenders.raw(this.redis, "raw:" + key, true)));
                 all.add(new Scenario(
                         hot,
-                        "Turnstile RedisLock",
+                        TURNSTILE,
                         threads,
                         true,
                         t -> Contenders.turnstile(this.first, key, Duration.ofSeconds(Contenders.LEASE_SECONDS))));
+                ReentrantLock anchor = new ReentrantLock(true);
+                all.add(new Scenario(
+                        hot, FAIR_REENTRANT_LOCK, threads, true, t -> Contenders.fairReentrantLock(anchor)));
                 all.add(new Scenario(
                         hot, "Redisson RLock", threads, true, t -> Contenders.redisson(this.redisson, "r-" + key)));
                 if (threads == 8) {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
@@ -177,6 +178,26 @@ final class Contenders {
             @Override
             public void release(Object handle) {
                 ((Lock) handle).unlock();
+            }
+        };
+    }
+
+    /**
+     * The physical anchor of a hot key in one process: a fair {@link ReentrantLock}, the same object
+     * for every thread of a scenario, so each acquisition is a FIFO hand-off between threads (a park
+     * and an unpark), with no Redis at all.
+     */
+    static Contender fairReentrantLock(ReentrantLock lock) {
+        return new Contender() {
+            @Override
+            public Object acquire() {
+                lock.lock();
+                return lock;
+            }
+
+            @Override
+            public void release(Object handle) {
+                lock.unlock();
             }
         };
     }

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Renders measurements as Markdown (one table per group, each row as a ratio to the group's first
@@ -33,10 +34,20 @@ final class Report {
             double firstProcessShare,
             double acquireP99Micros) {}
 
+    /**
+     * A ratio the run states: {@code contender}'s acquisitions per second over {@code reference}'s,
+     * both rows of {@code group} in the same run.
+     *
+     * @param target the least the ratio should be, or NaN for none
+     */
+    record Ratio(String group, String contender, String reference, double target) {}
+
+    private final List<Ratio> ratios;
     private final String header;
 
     Report(
             List<Measurement> results,
+            List<Ratio> ratios,
             List<ProcessRow> processes,
             List<IdleNames.Row> idle,
             Map<Integer, Double> redisBenchmark,
@@ -46,6 +57,7 @@ final class Report {
             String redisVersion,
             LocalDate date) {
         this.results = results;
+        this.ratios = ratios;
         this.processes = processes;
         this.idle = idle;
         this.redisBenchmark = redisBenchmark;
@@ -63,8 +75,54 @@ final class Report {
                 trial.toSeconds());
     }
 
+    /**
+     * The stated ratios whose two rows were both measured in this run, as a Markdown table (empty
+     * when none was).
+     */
+    String ratios() {
+        Map<String, List<Measurement>> groups = groups();
+        StringBuilder rows = new StringBuilder();
+        for (Ratio ratio : this.ratios) {
+            List<Measurement> group = groups.getOrDefault(ratio.group(), List.of());
+            Measurement contender = row(group, ratio.contender());
+            Measurement reference = row(group, ratio.reference());
+            if (contender != null && reference != null) {
+                double value = contender.acquisitionsPerSecond() / reference.acquisitionsPerSecond();
+                rows.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %s | %,.0f / %,.0f | **%.2f×** | %s |%n",
+                        ratio.group(),
+                        ratio.contender(),
+                        ratio.reference(),
+                        contender.acquisitionsPerSecond(),
+                        reference.acquisitionsPerSecond(),
+                        value,
+                        Double.isNaN(ratio.target())
+                                ? "–"
+                                : String.format(
+                                        Locale.ROOT,
+                                        "≥ %.2f× (%s)",
+                                        ratio.target(),
+                                        value >= ratio.target() ? "met" : "not met")));
+            }
+        }
+        if (rows.length() == 0) {
+            return "";
+        }
+        return "\n### Ratios within this run\n\n"
+                + "| group | contender | against | acquisitions/s | ratio | target |\n"
+                + "|---|---|---|---:|---:|---|\n" + rows;
+    }
+
+    private static @Nullable Measurement row(List<Measurement> group, String contender) {
+        return group.stream()
+                .filter(result -> result.scenario().contender().equals(contender))
+                .findFirst()
+                .orElse(null);
+    }
+
     String markdown() {
-        StringBuilder text = new StringBuilder(this.header).append("\n");
+        StringBuilder text = new StringBuilder(this.header).append("\n").append(ratios());
         for (Map.Entry<String, List<Measurement>> group : groups().entrySet()) {
             double baseline = group.getValue().get(0).acquisitionsPerSecond();
             text.append("\n### ").append(group.getKey()).append("\n\n");
@@ -259,9 +317,9 @@ final class Report {
                 + legend + body + "</svg>\n";
     }
 
-    /** Grey for the raw baselines, blue for the peers, green for Turnstile (by any of its names). */
+    /** Grey for the raw baselines and the in-process anchor, blue for the peers, green for Turnstile (by any of its names). */
     private static String color(String contender) {
-        if (contender.startsWith("raw")) {
+        if (contender.startsWith("raw") || contender.startsWith("fair ReentrantLock")) {
             return "#9e9e9e";
         }
         return contender.startsWith("Redisson") || contender.startsWith("Spring Integration") ? "#1565c0" : "#2e7d32";
