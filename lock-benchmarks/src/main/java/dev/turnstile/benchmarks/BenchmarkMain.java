@@ -142,8 +142,6 @@ public final class BenchmarkMain {
             Report report = new Report(
                     results, RATIOS, processes, idle, redisBenchmark, trial, warmUp, trials, redisVersion, LocalDate.now());
             System.out.println();
-            System.out.print(report.ratios());
-            System.out.println();
             System.out.println(report.markdown());
             Files.createDirectories(out);
             Files.writeString(out.resolve("results.md"), report.markdown());

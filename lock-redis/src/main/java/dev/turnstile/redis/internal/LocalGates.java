@@ -3,6 +3,7 @@ package dev.turnstile.redis.internal;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -45,11 +46,12 @@ final class LocalGates {
      */
     @Nullable
     Entry enter(String name, long deadlineNanos) throws InterruptedException {
-        Gate gate = this.gates.compute(name, (key, existing) -> {
-            Gate entered = existing != null ? existing : new Gate(key);
-            entered.users++;
-            return entered;
-        });
+        // A busy name's gate is joined without locking the map; a new or emptied one is made under it.
+        Gate gate = this.gates.get(name);
+        if (gate == null || !gate.join()) {
+            gate = this.gates.compute(
+                    name, (key, existing) -> existing != null && existing.join() ? existing : new Gate(key));
+        }
         Entry entry = null;
         try {
             entry = gate.await(deadlineNanos);
@@ -67,7 +69,9 @@ final class LocalGates {
     }
 
     private void leave(Gate gate) {
-        this.gates.computeIfPresent(gate.name, (key, existing) -> --existing.users == 0 ? null : existing);
+        if (gate.quit()) {
+            this.gates.remove(gate.name, gate);
+        }
     }
 
     /**
@@ -99,8 +103,11 @@ final class LocalGates {
         private final ReentrantLock lock = new ReentrantLock();
         private final ArrayDeque<Waiter> queue = new ArrayDeque<>(4);
         private boolean occupied;
-        /** Guarded by the map's compute: threads inside or queued. */
-        private int users;
+        /**
+         * Threads inside or queued. Once it drops to 0 the gate is done: nobody joins it again, and
+         * it leaves the map (a thread that comes then makes a new gate for the name).
+         */
+        private final AtomicInteger users = new AtomicInteger(1);
         /** The entry of a thread that found the gate free. */
         private final Entry entered = new Entry(this, null, false);
 
@@ -109,6 +116,21 @@ final class LocalGates {
             this.lockKey = LocalGates.this.keys.lock(name);
             this.fenceKey = LocalGates.this.keys.lockFence(name);
             this.channel = LocalGates.this.keys.lockChannel(name);
+        }
+
+        /** Counts one more user, unless the gate is done; the thread that made it is its first. */
+        private boolean join() {
+            for (int now = this.users.get(); now > 0; now = this.users.get()) {
+                if (this.users.compareAndSet(now, now + 1)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Counts one user less; returns whether that was the last: the gate is done. */
+        private boolean quit() {
+            return this.users.decrementAndGet() == 0;
         }
 
         private @Nullable Entry await(long deadlineNanos) throws InterruptedException {
@@ -175,11 +197,7 @@ final class LocalGates {
             @Override
             public boolean passOn(long deadlineNanos, long leaseNanos) {
                 long now = System.nanoTime();
-                if (deadlineNanos - now <= minLeftToPass(leaseNanos) || !hasQueuedThreads()) {
-                    return false;
-                }
-                long token = this.cohort.takeToken(now);
-                return token > 0 && handOff(new HandOff(this.cohort, token, deadlineNanos, now));
+                return deadlineNanos - now > minLeftToPass(leaseNanos) && handOff(this.cohort, deadlineNanos, now);
             }
 
             @Override
@@ -189,35 +207,33 @@ final class LocalGates {
         }
 
         /**
-         * Passes the occupant's Redis grant to the first queued thread, which becomes the occupant.
+         * Passes the occupant's Redis grant, with the cohort's next fencing token, to the first
+         * queued thread, which becomes the occupant; the token is taken only when a thread queues.
          *
-         * @return false if no thread queues: the occupant keeps the gate and must release in Redis
+         * @param keyDeadlineNanos the occupant's deadline: the grant lives in Redis at least until then
+         * @return false if no thread queues or the cohort must end: the occupant keeps the gate and
+         *     must release in Redis
          */
-        private boolean handOff(HandOff handOff) {
+        private boolean handOff(Cohort cohort, long keyDeadlineNanos, long nowNanos) {
             Waiter next;
             this.lock.lock();
             try {
-                next = this.queue.pollFirst();
+                next = this.queue.peekFirst();
                 if (next == null) {
                     return false;
                 }
-                next.admitted = new Entry(this, handOff, false);
+                long token = cohort.takeToken(nowNanos);
+                if (token <= 0) {
+                    return false;
+                }
+                this.queue.pollFirst();
+                next.admitted = new Entry(this, new HandOff(cohort, token, keyDeadlineNanos, nowNanos), false);
             } finally {
                 this.lock.unlock();
             }
             LockSupport.unpark(next.thread);
             leave(this);
             return true;
-        }
-
-        /** Returns whether a thread queues behind the occupant. */
-        private boolean hasQueuedThreads() {
-            this.lock.lock();
-            try {
-                return !this.queue.isEmpty();
-            } finally {
-                this.lock.unlock();
-            }
         }
 
         /**
