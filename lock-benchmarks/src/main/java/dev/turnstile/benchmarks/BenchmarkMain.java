@@ -140,7 +140,16 @@ public final class BenchmarkMain {
                     .findFirst()
                     .orElse("redis_version:?");
             Report report = new Report(
-                    results, RATIOS, processes, idle, redisBenchmark, trial, warmUp, trials, redisVersion, LocalDate.now());
+                    results,
+                    RATIOS,
+                    processes,
+                    idle,
+                    redisBenchmark,
+                    trial,
+                    warmUp,
+                    trials,
+                    redisVersion,
+                    LocalDate.now());
             System.out.println();
             System.out.println(report.markdown());
             Files.createDirectories(out);
@@ -199,12 +208,7 @@ public final class BenchmarkMain {
                     1,
                     false,
                     t -> Contenders.raw(this.redis, "raw:solo-checked", true)));
-            all.add(new Scenario(
-                    solo,
-                    RAW_FENCED,
-                    1,
-                    false,
-                    t -> Contenders.rawFenced(this.redis, "raw:solo-fenced")));
+            all.add(new Scenario(solo, RAW_FENCED, 1, false, t -> Contenders.rawFenced(this.redis, "raw:solo-fenced")));
             all.add(new Scenario(
                     solo,
                     TURNSTILE,
@@ -241,11 +245,7 @@ public final class BenchmarkMain {
                     false,
                     t -> Contenders.raw(this.redis, "raw:k" + t, true)));
             all.add(new Scenario(
-                    eightKeys,
-                    RAW_FENCED,
-                    8,
-                    false,
-                    t -> Contenders.rawFenced(this.redis, "raw:fenced-k" + t)));
+                    eightKeys, RAW_FENCED, 8, false, t -> Contenders.rawFenced(this.redis, "raw:fenced-k" + t)));
             all.add(new Scenario(
                     eightKeys,
                     TURNSTILE,
