@@ -44,18 +44,26 @@ class SemaphoreLimitIntegrationTests {
 
     @Test
     void permitsOfAKilledHolderComeBackAfterTheLeaseAndNotBefore() {
-        ChildJvm holder = redis.startChild(SemaphoreWorkerMain.class, "hold", port(), "crash", "3", "3", "1000");
-        long childSent = Long.parseLong(
-                holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30)).split(" ")[1]);
-        holder.kill();
         try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
+            ChildJvm holder = redis.startChild(SemaphoreWorkerMain.class, "hold", port(), "crash", "3", "3", "1000");
+            String[] acquired = holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30))
+                    .split(" ");
+            long childSent = Long.parseLong(acquired[1]);
+            long childReturned = Long.parseLong(acquired[2]);
+            holder.kill();
             RedisSemaphore semaphore = turnstile.semaphore("crash", 3);
             for (int slot = 0; slot < 3; slot++) {
                 Optional<Permit> permit = semaphore.tryAcquire(Duration.ofSeconds(10), Duration.ofSeconds(30));
                 long acquiredAt = System.nanoTime();
                 assertThat(permit).as("slot %d came back", slot).isPresent();
-                assertThat(Duration.ofNanos(acquiredAt - childSent)).isGreaterThanOrEqualTo(Duration.ofMillis(998));
+                assertThat(Duration.ofNanos(acquiredAt - childSent))
+                        .as("slot %d not before the lease", slot)
+                        .isGreaterThanOrEqualTo(Duration.ofMillis(998));
+                // Every permit of the child expired within 1 s of its last acquire's return.
+                assertThat(Duration.ofNanos(acquiredAt - childReturned))
+                        .as("slot %d within one lease (1 s) plus 500 ms", slot)
+                        .isLessThanOrEqualTo(Duration.ofMillis(1500));
             }
             assertThat(semaphore.tryAcquire()).isEmpty();
         }

@@ -21,7 +21,9 @@ import redis.clients.jedis.UnifiedJedis;
  * A second process for semaphore tests.
  *
  * <pre>
- * hold PORT NAME LIMIT COUNT LEASE_MS     takes COUNT permits; prints "ACQUIRED sentNanos"; waits
+ * hold PORT NAME LIMIT COUNT LEASE_MS     takes COUNT permits; prints "ACQUIRED sentNanos
+ *                                         returnedNanos" (before the first acquire was sent, after
+ *                                         the last returned); waits
  * cycle PORT NAME LIMIT THREADS CYCLES [LEASE_MS]
  *                                         prints "READY wallClockMillis"; after "go", runs
  *                                         acquire/hold/release cycles (leases of LEASE_MS, else
@@ -57,7 +59,7 @@ public final class SemaphoreWorkerMain {
                 for (int i = 0; i < Integer.parseInt(args[4]); i++) {
                     semaphore.acquire(Duration.ZERO, lease);
                 }
-                System.out.println("ACQUIRED " + sent);
+                System.out.println("ACQUIRED " + sent + " " + System.nanoTime());
                 input.readLine();
             } else {
                 Duration lease = args.length > 6 ? Duration.ofMillis(Long.parseLong(args[6])) : null;
