@@ -99,27 +99,8 @@ class SemaphoreLimitIntegrationTests {
         // 1 s lease. A semaphore judging expiry by a client's clock would let the fast client prune
         // every permit the others hold, and the slow client's permits would look expired to them.
         int limit = 3;
-        int cyclesEach = 1_500;
-        ChildJvm ahead = redis.startChildWithClockOffset(
-                Duration.ofMinutes(1),
-                SemaphoreWorkerMain.class,
-                "cycle",
-                port(),
-                "turnstile-sem",
-                Integer.toString(limit),
-                "8",
-                Integer.toString(cyclesEach),
-                "1000");
-        ChildJvm behind = redis.startChildWithClockOffset(
-                Duration.ofMinutes(-1),
-                SemaphoreWorkerMain.class,
-                "cycle",
-                port(),
-                "turnstile-sem",
-                Integer.toString(limit),
-                "8",
-                Integer.toString(cyclesEach),
-                "1000");
+        ChildJvm ahead = startCyclingWithClockOffset(Duration.ofMinutes(1), limit);
+        ChildJvm behind = startCyclingWithClockOffset(Duration.ofMinutes(-1), limit);
         long aheadBy = readyClockMillis(ahead) - System.currentTimeMillis();
         long behindBy = readyClockMillis(behind) - System.currentTimeMillis();
         assertThat(aheadBy)
@@ -146,6 +127,23 @@ class SemaphoreLimitIntegrationTests {
                 .as("most RedisSemaphore holders at once, clients' clocks 2 min apart: every slot used, never more")
                 .isEqualTo(limit);
         assertThat(client.get(SemaphoreWorkerMain.HolderCount.KEY)).isEqualTo("0");
+    }
+
+    /**
+     * A JVM whose wall clock is {@code offset} from this one's, ready to cycle 1,500 permits of 1 s
+     * of "turnstile-sem" on 8 threads.
+     */
+    private static ChildJvm startCyclingWithClockOffset(Duration offset, int limit) {
+        return redis.startChildWithClockOffset(
+                offset,
+                SemaphoreWorkerMain.class,
+                "cycle",
+                port(),
+                "turnstile-sem",
+                Integer.toString(limit),
+                "8",
+                "1500",
+                "1000");
     }
 
     /** The child's wall clock when it printed "READY", in ms since the epoch. */
