@@ -134,6 +134,7 @@ final class HistoryRun {
                 for (ChildJvm child : this.children) {
                     child.awaitLineStartingWith("READY", Duration.ofSeconds(30));
                 }
+                this.children.forEach(child -> child.send("go"));
             } else {
                 addInJvmProcess("node-2", false);
             }
