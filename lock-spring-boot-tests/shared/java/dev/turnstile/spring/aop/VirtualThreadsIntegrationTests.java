@@ -97,6 +97,8 @@ class VirtualThreadsIntegrationTests {
         public void locked() {
             long start = System.nanoTime();
             countVirtual();
+            // A hold of real length (1 ms), so a second holder let in meanwhile overlaps it.
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             this.stats.lockHolds.add(new long[] {start, System.nanoTime()});
         }
 

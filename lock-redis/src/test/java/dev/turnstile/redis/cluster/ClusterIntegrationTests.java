@@ -57,18 +57,31 @@ class ClusterIntegrationTests {
 
     @Test
     void everyKeyOfOneLockOrSemaphoreLandsInOneSlot() {
-        for (String name : List.of("item:42", "odd{name}", "a}b")) {
-            int slot = JedisClusterCRC16.getSlot("turnstile:lock:{" + name + "}");
-            assertThat(JedisClusterCRC16.getSlot("turnstile:fence:{" + name + "}"))
-                    .isEqualTo(slot);
-            assertThat(JedisClusterCRC16.getSlot("turnstile:free:{" + name + "}"))
-                    .isEqualTo(slot);
-            int semaphore = JedisClusterCRC16.getSlot("turnstile:sem:{" + name + "}");
-            for (String suffix : List.of(":fence", ":queue", ":alive", ":ticket", ":free")) {
-                assertThat(JedisClusterCRC16.getSlot("turnstile:sem:{" + name + "}" + suffix))
-                        .isEqualTo(semaphore);
-            }
+        // The keys the product builds (not literals written here), for names whose braces would
+        // move a hash tag if the name were not wrapped whole; each set must share one slot.
+        dev.turnstile.redis.internal.RedisKeys keys = new dev.turnstile.redis.internal.RedisKeys("turnstile");
+        for (String name : List.of("item:42", "odd{name}", "a}b", "{x}y")) {
+            List<String> lock = List.of(
+                    keys.lock(name), keys.lockFence(name), keys.lockForceReleased(name), keys.lockChannel(name));
+            List<String> semaphore = List.of(
+                    keys.semaphore(name),
+                    keys.semaphoreFence(name),
+                    keys.semaphoreQueue(name),
+                    keys.semaphoreQueueAlive(name),
+                    keys.semaphoreTicket(name),
+                    keys.semaphoreChannel(name));
+            assertThat(lock.stream().map(JedisClusterCRC16::getSlot).distinct())
+                    .as("slots of the lock keys %s", lock)
+                    .hasSize(1);
+            assertThat(semaphore.stream().map(JedisClusterCRC16::getSlot).distinct())
+                    .as("slots of the semaphore keys %s", semaphore)
+                    .hasSize(1);
         }
+        // And the keys a lock leaves on the cluster are those.
+        Lease lease = this.turnstile.lock("odd{name}").acquire(Duration.ZERO, Duration.ofSeconds(10));
+        assertThat(this.client.exists(keys.lock("odd{name}"))).isTrue();
+        assertThat(this.client.exists(keys.lockFence("odd{name}"))).isTrue();
+        lease.release();
     }
 
     @Test

@@ -130,14 +130,21 @@ class HistoryIntegrationTests {
         assertThat(verdict.lateLosses())
                 .as("losses reported in time: %s", verdict)
                 .isZero();
-        if (condition == null) {
-            assertThat(verdict.unexplainedOverlaps())
-                    .as("overlaps explained: %s", verdict)
-                    .isZero();
-            assertThat(verdict.tokenInversions())
-                    .as("tokens increase: %s", verdict)
-                    .isZero();
+        if (condition != null) {
+            // Without minReplicas the failover may lose grants, but a lost grant lets a second owner
+            // in only while its holder is still within its lease when the new master grants. Here
+            // the failover (Sentinel's 1 s down-after, after 300 ms of cut replication) outlasts a
+            // lease plus the loss bound: every hold on the old master was over, or reported lost,
+            // before the new master granted, and its clock is past their tokens. So none may
+            // overlap unexplained or invert, as the docs say of this row.
+            assertThat(result.failoverMillis())
+                    .as("the failover, from the cut of replication to the promotion, ms")
+                    .isGreaterThan(HistoryRun.LEASE.plus(HistoryRun.LOSS_BOUND).toMillis());
         }
+        assertThat(verdict.unexplainedOverlaps())
+                .as("overlaps explained: %s", verdict)
+                .isZero();
+        assertThat(verdict.tokenInversions()).as("tokens increase: %s", verdict).isZero();
     }
 
     @AfterAll

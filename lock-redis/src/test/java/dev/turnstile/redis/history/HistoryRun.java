@@ -53,7 +53,11 @@ final class HistoryRun {
     }
 
     /** What one cell gave. */
-    record Result(Primitive primitive, Fault fault, HistoryChecker.Verdict verdict, int faults) {}
+    /**
+     * @param failoverMillis for a Sentinel failover, from the cut of replication to the new master's
+     *     promotion; else -1
+     */
+    record Result(Primitive primitive, Fault fault, HistoryChecker.Verdict verdict, int faults, long failoverMillis) {}
 
     Result run(Primitive primitive, Fault fault, Duration length) throws Exception {
         List<RedisServer> servers = servers(primitive);
@@ -103,6 +107,7 @@ final class HistoryRun {
         private final List<ChildJvm> killed = new ArrayList<>();
         private RedisSentinelGroup sentinel;
         private int faults;
+        private long failoverMillis = -1;
         /** Each master's clock offset. */
         private final Duration[] offsets = {Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO};
 
@@ -129,6 +134,7 @@ final class HistoryRun {
                 for (ChildJvm child : this.children) {
                     child.awaitLineStartingWith("READY", Duration.ofSeconds(30));
                 }
+                this.children.forEach(child -> child.send("go"));
             } else {
                 addInJvmProcess("node-2", false);
             }
@@ -163,7 +169,7 @@ final class HistoryRun {
                 }
                 holds.addAll(History.read(this.childFiles.get(i)));
             }
-            return new Result(this.primitive, this.fault, this.checker.check(holds), this.faults);
+            return new Result(this.primitive, this.fault, this.checker.check(holds), this.faults, this.failoverMillis);
         }
 
         private void addInJvmProcess(String process, boolean throughProxy) {
@@ -232,6 +238,7 @@ final class HistoryRun {
                     // The worst failover: the last writes never reach the replica. Replication is cut
                     // (the replica frozen, its link dropped) for a moment, then the master dies.
                     RedisServer replica = this.sentinel.replicas().get(0);
+                    long cut = System.nanoTime();
                     replica.pause();
                     try (Jedis master = this.sentinel.initialMaster().connect()) {
                         master.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "replica");
@@ -241,6 +248,7 @@ final class HistoryRun {
                     replica.resume();
                     this.faults++;
                     this.sentinel.awaitFailover(old, Duration.ofSeconds(30));
+                    this.failoverMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut);
                     park(endNanos - System.nanoTime());
                 }
                 case FENCE_AHEAD -> repeat(endNanos, 300, this::raiseFence);

@@ -6,7 +6,8 @@ import java.time.Duration;
 
 /**
  * A holder process of a history run: runs the {@link Workload} and appends its holds to a file.
- * Prints {@code READY} once connected and {@code DONE} at the end.
+ * Prints {@code READY} once connected, runs once a line ("go") comes on its standard input, and
+ * prints {@code DONE} at the end.
  *
  * <pre>
  * PRIMITIVE PROCESS PORTS(comma separated: one, or Redlock's masters) LEASE_MS RUN_MS THREADS HISTORY_FILE
@@ -26,6 +27,11 @@ public final class HistoryWorkerMain {
         try (Deployment.Clients clients = Deployment.connect(primitive, args[2], lease)) {
             System.out.println("READY");
             System.out.flush();
+            // The run starts when the parent says so, once every process is ready: a child that
+            // started first must not have finished before the nemesis pauses or kills it.
+            new java.io.BufferedReader(
+                            new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))
+                    .readLine();
             new Workload(process, primitive, clients.locks(), history, HistoryRun.WAIT, HistoryRun.MAX_WORK)
                     .run(threads, System.nanoTime() + runNanos);
         }

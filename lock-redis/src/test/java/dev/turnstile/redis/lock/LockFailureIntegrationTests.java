@@ -26,19 +26,30 @@ class LockFailureIntegrationTests {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension(server -> server.persistent(true));
 
+    /** What a waiter may take beyond the lease to see a lock come back: wake-up and one round trip. */
+    static final Duration SLACK = Duration.ofMillis(500);
+
     @Test
     void lockOfAKilledHolderComesBackAfterTheLeaseAndNotBefore() {
-        ChildJvm holder = redis.startChild(LockHolderMain.class, "hold", port(), "crash", "1000", "30000");
-        long childSent = Long.parseLong(
-                holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30)).split(" ")[2]);
-        holder.kill();
-
         try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client).build()) {
+            ChildJvm holder = redis.startChild(LockHolderMain.class, "hold", port(), "crash", "1000", "30000");
+            String[] acquired = holder.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(30))
+                    .split(" ");
+            long childSent = Long.parseLong(acquired[2]);
+            long childReturned = Long.parseLong(acquired[3]);
+            holder.kill();
+
             Lease lease = turnstile.lock("crash").acquire(Duration.ofSeconds(10), null);
             long acquiredAt = System.nanoTime();
-            // The child's timestamp was taken before its acquire was sent; same CLOCK_MONOTONIC.
-            assertThat(Duration.ofNanos(acquiredAt - childSent)).isGreaterThanOrEqualTo(Duration.ofMillis(1000 - 2));
+            // The child's timestamps were taken before its acquire was sent and after it returned;
+            // same CLOCK_MONOTONIC. Its key expired within 1 s of the latter.
+            assertThat(Duration.ofNanos(acquiredAt - childSent))
+                    .as("not before the lease")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(1000 - 2));
+            assertThat(Duration.ofNanos(acquiredAt - childReturned))
+                    .as("at most one lease (1 s) plus %s", SLACK)
+                    .isLessThanOrEqualTo(Duration.ofMillis(1000).plus(SLACK));
             lease.release();
         }
     }
@@ -52,9 +63,16 @@ class LockFailureIntegrationTests {
             await().during(Duration.ofMillis(1500))
                     .atMost(Duration.ofSeconds(3))
                     .until(() -> turnstile.lock("crash-watchdog").isLocked());
+            // The watchdog renewed the key to 1 s at most just before the kill: it expires within 1 s
+            // of it.
+            long killing = System.nanoTime();
             holder.kill();
             Optional<Lease> lease = turnstile.lock("crash-watchdog").tryAcquire(Duration.ofSeconds(5), null);
+            long acquiredAt = System.nanoTime();
             assertThat(lease).isPresent();
+            assertThat(Duration.ofNanos(acquiredAt - killing))
+                    .as("at most one lease (1 s) plus %s after the holder was killed", SLACK)
+                    .isLessThanOrEqualTo(Duration.ofMillis(1000).plus(SLACK));
             lease.get().release();
         }
     }

@@ -21,7 +21,9 @@ import redis.clients.jedis.UnifiedJedis;
  * A second process for lock tests, driven through its standard input and output.
  *
  * <pre>
- * hold PORT NAME LEASE_MS DEFAULT_LEASE_MS   LEASE_MS 0 = watchdog; prints "ACQUIRED token sentNanos",
+ * hold PORT NAME LEASE_MS DEFAULT_LEASE_MS   LEASE_MS 0 = watchdog; prints
+ *                                            "ACQUIRED token sentNanos returnedNanos" (before the
+ *                                            acquire was sent, after it returned),
  *                                            then obeys "release", "extend MS", "held", "exit"
  * count PORT NAME THREADS INCREMENTS         after "go" on stdin, increments a GET/SET counter under
  *                                            the lock; prints "INTERVAL start end token" per hold, then "DONE"
@@ -62,7 +64,8 @@ public final class LockHolderMain {
         Lease lease = turnstile
                 .lock(name)
                 .acquire(Duration.ofSeconds(30), leaseMillis == 0 ? null : Duration.ofMillis(leaseMillis));
-        System.out.println("ACQUIRED " + lease.fencingToken() + " " + sent);
+        long returned = System.nanoTime();
+        System.out.println("ACQUIRED " + lease.fencingToken() + " " + sent + " " + returned);
         BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = input.readLine()) != null) {

@@ -338,7 +338,24 @@ class RedlockIntegrationTests {
     @Test
     void aBlackholedMasterUnderLoadKeepsTheThreadCountFlatAndReleasesBounded() throws Exception {
         masters.get(4).pause();
+        // The most threads each master's pool ran at once ("turnstile-redlock-MASTER-N"), sampled
+        // every 5 ms while the callers work.
+        java.util.Map<String, Long> most = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.atomic.AtomicBoolean sampling = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Runnable sample = () -> Thread.getAllStackTraces().keySet().stream()
+                .map(Thread::getName)
+                .filter(name -> name.startsWith("turnstile-redlock-"))
+                .collect(java.util.stream.Collectors.groupingBy(
+                        name -> name.split("-")[2], java.util.stream.Collectors.counting()))
+                .forEach((master, threads) -> most.merge(master, threads, Math::max));
+        Thread sampler = new Thread(() -> {
+            while (sampling.get()) {
+                sample.run();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+        });
         try (Redlock redlock = redlock(Duration.ofMillis(50))) {
+            sampler.start();
             ExecutorService callers = Executors.newFixedThreadPool(8);
             try {
                 List<Future<?>> work = new ArrayList<>();
@@ -358,14 +375,17 @@ class RedlockIntegrationTests {
                 }
             } finally {
                 callers.shutdownNow();
+                sampling.set(false);
+                sampler.join();
+                sample.run();
                 masters.get(4).resume();
             }
-            long redlockThreads = Thread.getAllStackTraces().keySet().stream()
-                    .filter(thread -> thread.getName().startsWith("turnstile-redlock-"))
-                    .count();
-            assertThat(redlockThreads)
-                    .as("80 acquires and releases with one master stalled: at most 4 threads per master")
-                    .isLessThanOrEqualTo(5 * 4);
+            // The stalled master's calls run on its pool: it has threads, at most 4; so has every other.
+            assertThat(most)
+                    .as("80 acquires and releases with one master stalled: most threads at once, per master")
+                    .containsKey("4")
+                    .allSatisfy((master, threads) ->
+                            assertThat(threads).as("master %s", master).isBetween(1L, 4L));
         }
     }
 
@@ -386,14 +406,19 @@ class RedlockIntegrationTests {
                 for (int i = 0; i < 10; i++) {
                     long start = System.nanoTime();
                     Lease lease = redlock.lock("stalled-" + i).acquire(Duration.ofSeconds(2), Duration.ofSeconds(10));
+                    long acquired = System.nanoTime();
                     assertTimeoutPreemptively(Duration.ofSeconds(2), lease::release);
-                    millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                    millis.add(TimeUnit.NANOSECONDS.toMillis(acquired - start));
+                    millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquired));
                 }
                 // Acquire and release each wait for the stalled master at most its node timeout
                 // (50 ms), never its client's 2 s socket timeout, on an idle connection or a new one.
+                // The bound: the node timeout plus 200 ms for the other masters' round trips and a
+                // loaded machine's scheduling.
+                System.out.println("Redlock, one master stalled, 50 ms node timeout: acquire, release ms " + millis);
                 assertThat(millis)
-                        .as("acquire + release with one master stalled, ms")
-                        .allMatch(ms -> ms < 1_000);
+                        .as("each acquire and each release with one master stalled, ms")
+                        .allMatch(ms -> ms <= 50 + 200);
             } finally {
                 masters.get(4).resume();
             }
@@ -443,11 +468,14 @@ class RedlockIntegrationTests {
                 for (int t = 0; t < 4; t++) {
                     workers.add(pool.submit(() -> {
                         for (int i = 0; i < 25; i++) {
-                            try (Lease lease =
-                                    redlock.lock("shared").acquire(Duration.ofSeconds(20), Duration.ofSeconds(5))) {
-                                long start = System.nanoTime();
-                                holds.add(new long[] {start, System.nanoTime(), lease.fencingToken()});
-                            }
+                            // The hold runs from acquire's return to release's call, and lasts
+                            // ~1 ms, so a second holder granted meanwhile overlaps it.
+                            Lease lease = redlock.lock("shared").acquire(Duration.ofSeconds(20), Duration.ofSeconds(5));
+                            long acquired = System.nanoTime();
+                            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                            long releasing = System.nanoTime();
+                            holds.add(new long[] {acquired, releasing, lease.fencingToken()});
+                            lease.release();
                         }
                         return null;
                     }));
@@ -463,7 +491,9 @@ class RedlockIntegrationTests {
         ordered.sort((a, b) -> Long.compare(a[0], b[0]));
         assertThat(ordered).hasSize(100);
         for (int i = 1; i < ordered.size(); i++) {
-            assertThat(ordered.get(i)[0]).isGreaterThanOrEqualTo(ordered.get(i - 1)[1]);
+            assertThat(ordered.get(i)[0])
+                    .as("hold %d starts after hold %d was released", i, i - 1)
+                    .isGreaterThanOrEqualTo(ordered.get(i - 1)[1]);
             assertThat(ordered.get(i)[2]).as("fencing token %d", i).isGreaterThan(ordered.get(i - 1)[2]);
         }
     }

@@ -43,6 +43,45 @@ class WatchdogIntegrationTests {
     }
 
     @Test
+    void theWatchdogRenewsEveryThirdOfTheLease() {
+        // A 900 ms lease held for 3 s, its key's TTL read every 5 ms by another client: each rise of
+        // the TTL is a renewal. A third of the lease is 300 ms; the bound allows 200 ms of scheduling.
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
+                UnifiedJedis observer = redis.server().newClient(Duration.ofSeconds(2));
+                Turnstile turnstile = Turnstile.builder(client)
+                        .defaultLease(Duration.ofMillis(900))
+                        .build()) {
+            long start = System.nanoTime(); // before the grant, from which the first renewal counts
+            Lease lease = turnstile.lock("period").acquire(Duration.ZERO, null);
+            List<Long> renewals = new java.util.ArrayList<>();
+            long lowest = Long.MAX_VALUE;
+            long previous = observer.pttl("turnstile:lock:{period}");
+            while (System.nanoTime() - start < Duration.ofSeconds(3).toNanos()) {
+                java.util.concurrent.locks.LockSupport.parkNanos(
+                        Duration.ofMillis(5).toNanos());
+                long ttl = observer.pttl("turnstile:lock:{period}");
+                if (ttl > previous + 50) {
+                    renewals.add(System.nanoTime());
+                }
+                lowest = Math.min(lowest, ttl);
+                previous = ttl;
+            }
+            lease.release();
+            renewals.add(0, start);
+            List<Long> gaps = new java.util.ArrayList<>();
+            for (int i = 1; i < renewals.size(); i++) {
+                gaps.add(Duration.ofNanos(renewals.get(i) - renewals.get(i - 1)).toMillis());
+            }
+            System.out.println("Watchdog of a 900 ms lease: ms between renewals " + gaps + ", lowest TTL " + lowest);
+            assertThat(gaps)
+                    .as("ms between renewals")
+                    .allSatisfy(gap -> assertThat(gap).isBetween(300L - 100L, 300L + 200L));
+            assertThat(gaps.size()).as("renewals in 3 s").isBetween(3_000 / 500, 3_000 / 200);
+            assertThat(lowest).as("lowest TTL seen, ms").isGreaterThan(900L - 300L - 200L);
+        }
+    }
+
+    @Test
     void thousandWatchdogRoundsLeaveNoKeysAndNoRenewalsBehind() {
         try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
                 Turnstile turnstile = Turnstile.builder(client)

@@ -37,10 +37,16 @@ class FairSemaphoreCrashedWaiterIntegrationTests {
                     "1");
             crashing.awaitLineStartingWith("WAITING", Duration.ofSeconds(30));
             await().atMost(Duration.ofSeconds(10)).until(() -> client.zcard(queue) == 1);
-            CompletableFuture<Optional<Permit>> next = CompletableFuture.supplyAsync(
-                    () -> nextSide.semaphore("partner", 1).fair().tryAcquire(Duration.ofSeconds(20), null));
+            java.util.concurrent.atomic.AtomicLong servedAt = new java.util.concurrent.atomic.AtomicLong();
+            CompletableFuture<Optional<Permit>> next = CompletableFuture.supplyAsync(() -> {
+                Optional<Permit> permit =
+                        nextSide.semaphore("partner", 1).fair().tryAcquire(Duration.ofSeconds(20), null);
+                servedAt.set(System.nanoTime());
+                return permit;
+            });
             await().atMost(Duration.ofSeconds(10)).until(() -> client.zcard(queue) == 2);
 
+            long killing = System.nanoTime();
             crashing.kill();
             held.release();
 
@@ -52,6 +58,14 @@ class FairSemaphoreCrashedWaiterIntegrationTests {
             assertThat(served)
                     .as("the next waiter is served once the crashed one's place lapses")
                     .isPresent();
+            Duration delay = Duration.ofNanos(servedAt.get() - killing);
+            System.out.println("Fair semaphore: the next waiter was served " + delay.toMillis()
+                    + " ms after the waiter ahead of it was killed");
+            // The crashed waiter's place lapses 5 s after its last call, which came before the kill;
+            // 500 ms more for the next waiter's wake-up and call.
+            assertThat(delay)
+                    .as("the queue is delayed at most 5 s (plus 500 ms) by the crashed waiter")
+                    .isLessThanOrEqualTo(Duration.ofMillis(5_500));
             assertThat(client.zcard(queue))
                     .as("the crashed waiter's place is gone")
                     .isZero();

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.UnifiedJedis;
@@ -20,9 +21,14 @@ import redis.clients.jedis.UnifiedJedis;
  * A second process for semaphore tests.
  *
  * <pre>
- * hold PORT NAME LIMIT COUNT LEASE_MS     takes COUNT permits; prints "ACQUIRED sentNanos"; waits
- * cycle PORT NAME LIMIT THREADS CYCLES    after "go", runs acquire/hold/release cycles, counting
- *                                         holders in Redis; prints "MAX n" then "DONE"
+ * hold PORT NAME LIMIT COUNT LEASE_MS     takes COUNT permits; prints "ACQUIRED sentNanos
+ *                                         returnedNanos" (before the first acquire was sent, after
+ *                                         the last returned); waits
+ * cycle PORT NAME LIMIT THREADS CYCLES [LEASE_MS]
+ *                                         prints "READY wallClockMillis"; after "go", runs
+ *                                         acquire/hold/release cycles (leases of LEASE_MS, else
+ *                                         the watchdog's), counting holders in Redis; prints
+ *                                         "MAX n" then "DONE"
  * wait-fair PORT NAME LIMIT               waits up to 60 s for a permit of the fair semaphore,
  *                                         printing "WAITING" first and "ACQUIRED" if it gets one
  * </pre>
@@ -53,12 +59,14 @@ public final class SemaphoreWorkerMain {
                 for (int i = 0; i < Integer.parseInt(args[4]); i++) {
                     semaphore.acquire(Duration.ZERO, lease);
                 }
-                System.out.println("ACQUIRED " + sent);
+                System.out.println("ACQUIRED " + sent + " " + System.nanoTime());
                 input.readLine();
             } else {
-                System.out.println("READY");
+                Duration lease = args.length > 6 ? Duration.ofMillis(Long.parseLong(args[6])) : null;
+                System.out.println("READY " + System.currentTimeMillis());
                 input.readLine();
-                long max = HolderCount.cycle(semaphore, redis, Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+                long max = HolderCount.cycle(
+                        semaphore, redis, Integer.parseInt(args[4]), Integer.parseInt(args[5]), lease);
                 System.out.println("MAX " + max);
                 System.out.println("DONE");
             }
@@ -73,7 +81,10 @@ public final class SemaphoreWorkerMain {
 
         private HolderCount() {}
 
-        static long cycle(RedisSemaphore semaphore, UnifiedJedis redis, int threads, int cycles) throws Exception {
+        /** Runs the cycles on {@code threads} threads with permits of {@code lease} (null: the watchdog's). */
+        static long cycle(
+                RedisSemaphore semaphore, UnifiedJedis redis, int threads, int cycles, @Nullable Duration lease)
+                throws Exception {
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             List<Future<Long>> results = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -81,7 +92,7 @@ public final class SemaphoreWorkerMain {
                 results.add(pool.submit(() -> {
                     long max = 0;
                     for (int i = 0; i < share; i++) {
-                        try (Lease permit = semaphore.acquire(Duration.ofSeconds(60), null)) {
+                        try (Lease permit = semaphore.acquire(Duration.ofSeconds(60), lease)) {
                             max = Math.max(max, redis.incr(KEY));
                             redis.decr(KEY);
                         }

@@ -61,7 +61,37 @@ public final class ChildJvm implements AutoCloseable {
         return launch(String.join(File.pathSeparator, kept), mainClass, arguments);
     }
 
+    /**
+     * Starts {@code mainClass} like {@link #start}, with the child's wall clock ({@code
+     * System.currentTimeMillis()}, {@code Instant.now()}) {@code offset} away from this machine's:
+     * a client whose clock disagrees with the others'. The child runs under {@link ClockShift}'s
+     * library; its monotonic clock ({@code System.nanoTime()}) is not shifted.
+     *
+     * @throws org.opentest4j.TestAbortedException when the library cannot be built (no {@code
+     *     gcc}): the calling test is skipped with the reason
+     */
+    public static ChildJvm startWithClockOffset(Duration offset, Class<?> mainClass, String... arguments) {
+        Path library = ClockShift.library();
+        Path file;
+        try {
+            file = Files.createTempFile(library.getParent(), "child-clock-", ".offset");
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not create a clock offset file next to " + library, e);
+        }
+        ClockShift.write(file, offset);
+        return launch(
+                classpath(),
+                java.util.Map.of("LD_PRELOAD", library.toString(), ClockShift.FILE_VARIABLE, file.toString()),
+                mainClass,
+                arguments);
+    }
+
     private static ChildJvm launch(String classpath, Class<?> mainClass, String... arguments) {
+        return launch(classpath, java.util.Map.of(), mainClass, arguments);
+    }
+
+    private static ChildJvm launch(
+            String classpath, java.util.Map<String, String> environment, Class<?> mainClass, String... arguments) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
@@ -71,8 +101,9 @@ public final class ChildJvm implements AutoCloseable {
         command.add(mainClass.getName());
         command.addAll(List.of(arguments));
         try {
-            return new ChildJvm(
-                    new ProcessBuilder(command).redirectErrorStream(true).start());
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().putAll(environment);
+            return new ChildJvm(builder.start());
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start a child JVM for " + mainClass.getName(), e);
         }

@@ -1,5 +1,6 @@
 package dev.turnstile.test.redis;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
@@ -62,6 +63,16 @@ public final class RedisServerExtension implements BeforeAllCallback, BeforeEach
     /** Starts a child JVM running {@code mainClass}, reaped with the test class. */
     public ChildJvm startChild(Class<?> mainClass, String... arguments) {
         ChildJvm child = ChildJvm.start(mainClass, arguments);
+        this.owned.add(child);
+        return child;
+    }
+
+    /**
+     * Starts a child JVM running {@code mainClass} with its wall clock {@code offset} away from this
+     * machine's (see {@link ChildJvm#startWithClockOffset}), reaped with the test class.
+     */
+    public ChildJvm startChildWithClockOffset(Duration offset, Class<?> mainClass, String... arguments) {
+        ChildJvm child = ChildJvm.startWithClockOffset(offset, mainClass, arguments);
         this.owned.add(child);
         return child;
     }
