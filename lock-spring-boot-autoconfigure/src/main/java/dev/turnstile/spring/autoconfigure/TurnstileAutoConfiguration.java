@@ -51,7 +51,11 @@ public final class TurnstileAutoConfiguration {
                 .keyPrefix(properties.getKeyPrefix())
                 .defaultLease(properties.getDefaultLease())
                 .fenceRetention(properties.getFenceRetention())
-                .watchdogThreads(properties.getWatchdog().getThreads());
+                .watchdogThreads(properties.getWatchdog().getThreads())
+                .minReplicas(properties.getMinReplicas(), properties.getReplicaTimeout())
+                .lockCohort(
+                        properties.getLock().getCohort().getHolders(),
+                        properties.getLock().getCohort().getMaxAge());
         listeners.orderedStream().forEach(builder::listener);
         return builder.build();
     }
