@@ -38,6 +38,9 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class BenchmarkMain {
 
+    /** The command that runs this, as the page it writes names it. */
+    static final String COMMAND = "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java";
+
     private BenchmarkMain() {}
 
     public static void main(String[] args) throws Exception {
@@ -128,7 +131,7 @@ public final class BenchmarkMain {
             System.out.println();
             System.out.println(report.markdown());
             Files.createDirectories(out);
-            Files.writeString(out.resolve("results.md"), report.markdown());
+            Provenance.write(out.resolve("results.md"), COMMAND, report.markdown());
             Files.writeString(out.resolve("results.csv"), report.csv());
             Files.writeString(out.resolve("results.svg"), report.svg());
             System.out.println("Wrote " + out.resolve("results.md") + ", results.csv and results.svg");

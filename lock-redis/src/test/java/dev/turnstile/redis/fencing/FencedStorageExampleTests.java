@@ -59,7 +59,8 @@ class FencedStorageExampleTests {
 
             // B gets the lock and writes with its token, which is larger than A's.
             try (Lease b = turnstile.lock("item:42").acquire(Duration.ofSeconds(5), Duration.ofSeconds(10))) {
-                assertThat(storage.write("item:42", "sold to B", b.fencingToken())).isTrue();
+                assertThat(storage.write("item:42", "sold to B", b.fencingToken()))
+                        .isTrue();
             }
 
             // A wakes up and writes: its token is below B's, and the storage rejects it.
