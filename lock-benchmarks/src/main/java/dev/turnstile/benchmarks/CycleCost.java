@@ -26,7 +26,8 @@ import redis.clients.jedis.UnifiedJedis;
 public final class CycleCost {
 
     /** The command that runs this, as the page it writes names it. */
-    static final String COMMAND = "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java -Dexec.mainClass=dev.turnstile.benchmarks.CycleCost";
+    static final String COMMAND =
+            "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java -Dexec.mainClass=dev.turnstile.benchmarks.CycleCost";
 
     private static final Duration RUN = Duration.ofSeconds(2);
     private static final int TRIALS = 5;

@@ -30,7 +30,8 @@ import redis.clients.jedis.UnifiedJedis;
 public final class DeploymentLatency {
 
     /** The command that runs this, as the page it writes names it. */
-    static final String COMMAND = "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java -Dexec.mainClass=dev.turnstile.benchmarks.DeploymentLatency";
+    static final String COMMAND =
+            "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java -Dexec.mainClass=dev.turnstile.benchmarks.DeploymentLatency";
 
     private static final Duration RUN = Duration.ofSeconds(2);
     private static final int TRIALS = 3;

@@ -164,7 +164,9 @@ class HistoryIntegrationTests {
                     + "` on " + java.time.LocalDate.now() + "; rerun it to refresh, never edit by hand.");
             written.add("");
             written.addAll(table);
-            Files.write(page.resolve(ONLY.stream().allMatch(String::isBlank) ? "table-long.md" : "table-long-only.md"), written);
+            Files.write(
+                    page.resolve(ONLY.stream().allMatch(String::isBlank) ? "table-long.md" : "table-long-only.md"),
+                    written);
         }
     }
 }
