@@ -216,15 +216,8 @@ class DocumentedPropertiesTests {
     @SuppressWarnings("unchecked")
     private static Map<String, Object> metadataDefaults() throws IOException {
         Map<String, Object> defaults = new HashMap<>();
-        for (URL url : Collections.list(DocumentedPropertiesTests.class
-                .getClassLoader()
-                .getResources("META-INF/spring-configuration-metadata.json"))) {
-            String json;
-            try (InputStream in = url.openStream()) {
-                json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
-            Object properties = JsonParserFactory.getJsonParser().parseMap(json).get("properties");
-            if (properties instanceof List<?> list) {
+        for (Map<String, Object> parsed : metadataFiles()) {
+            if (parsed.get("properties") instanceof List<?> list) {
                 for (Object each : list) {
                     Map<String, Object> property = (Map<String, Object>) each;
                     Object name = property.get("name");
@@ -235,6 +228,20 @@ class DocumentedPropertiesTests {
             }
         }
         return defaults;
+    }
+
+    /** The configuration metadata of every jar on this Boot line's classpath, parsed. */
+    private static List<Map<String, Object>> metadataFiles() throws IOException {
+        List<Map<String, Object>> files = new ArrayList<>();
+        for (URL url : Collections.list(DocumentedPropertiesTests.class
+                .getClassLoader()
+                .getResources("META-INF/spring-configuration-metadata.json"))) {
+            try (InputStream in = url.openStream()) {
+                files.add(JsonParserFactory.getJsonParser()
+                        .parseMap(new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+            }
+        }
+        return files;
     }
 
     private static Path repositoryRoot() {
@@ -257,14 +264,7 @@ class DocumentedPropertiesTests {
             Set<String> maps = new HashSet<>();
             Set<String> groups = new HashSet<>();
             Map<String, String> errors = new HashMap<>();
-            for (URL url : Collections.list(DocumentedPropertiesTests.class
-                    .getClassLoader()
-                    .getResources("META-INF/spring-configuration-metadata.json"))) {
-                String json;
-                try (InputStream in = url.openStream()) {
-                    json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-                }
-                Map<String, Object> parsed = JsonParserFactory.getJsonParser().parseMap(json);
+            for (Map<String, Object> parsed : metadataFiles()) {
                 for (Object entry : list(parsed.get("groups"))) {
                     groups.add((String) ((Map<?, ?>) entry).get("name"));
                 }
