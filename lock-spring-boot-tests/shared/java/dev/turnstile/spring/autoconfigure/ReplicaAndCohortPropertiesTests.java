@@ -69,12 +69,19 @@ class ReplicaAndCohortPropertiesTests {
     }
 
     @Test
-    void aCohortOfNoHoldersFailsTheStartNamingTheBound() {
+    void aCohortOfNoHoldersOrNegativeReplicasFailTheStartNamingTheProperty() {
         runner().withPropertyValues("turnstile.lock.cohort.holders=0")
                 .run(context -> assertThat(context)
                         .hasFailed()
                         .getFailure()
                         .rootCause()
-                        .hasMessageContaining("'holders' must be between 1 and 1000000 but was 0"));
+                        .hasMessageContaining(
+                                "'turnstile.lock.cohort.holders' must be between 1 (no local hand-off) and 1000000 but was 0"));
+        runner().withPropertyValues("turnstile.min-replicas=-1")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("'turnstile.min-replicas' must be zero (off) or positive but was -1"));
     }
 }
