@@ -165,10 +165,6 @@ public class TurnstileProperties {
     }
 
     public void setMinReplicas(int minReplicas) {
-        if (minReplicas < 0) {
-            throw new IllegalArgumentException(
-                    "'turnstile.min-replicas' must be zero (off) or positive but was " + minReplicas);
-        }
         this.minReplicas = minReplicas;
     }
 
@@ -291,11 +287,6 @@ public class TurnstileProperties {
         }
 
         public void setHolders(int holders) {
-            if (holders < 1 || holders > 1_000_000) {
-                throw new IllegalArgumentException(
-                        "'turnstile.lock.cohort.holders' must be between 1 (no local hand-off) and 1000000 but was "
-                                + holders);
-            }
             this.holders = holders;
         }
 
