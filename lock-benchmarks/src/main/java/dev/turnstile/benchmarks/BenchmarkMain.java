@@ -53,6 +53,8 @@ public final class BenchmarkMain {
             new Report.Ratio("32 threads, one key", TURNSTILE, FAIR_REENTRANT_LOCK, Double.NaN),
             new Report.Ratio("1 thread, uncontended", TURNSTILE, RAW_FENCED, 0.9),
             new Report.Ratio("8 threads, 8 keys", TURNSTILE, RAW_FENCED, 0.9));
+    /** The command that runs this, as the page it writes names it. */
+    static final String COMMAND = "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java";
 
     private BenchmarkMain() {}
 
@@ -153,7 +155,7 @@ public final class BenchmarkMain {
             System.out.println();
             System.out.println(report.markdown());
             Files.createDirectories(out);
-            Files.writeString(out.resolve("results.md"), report.markdown());
+            Provenance.write(out.resolve("results.md"), COMMAND, report.markdown());
             Files.writeString(out.resolve("results.csv"), report.csv());
             Files.writeString(out.resolve("results.svg"), report.svg());
             System.out.println("Wrote " + out.resolve("results.md") + ", results.csv and results.svg");

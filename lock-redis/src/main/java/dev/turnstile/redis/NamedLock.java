@@ -59,8 +59,13 @@ public interface NamedLock {
     }
 
     /**
-     * Returns whether any owner holds any of this lock's names right now (the answer may be stale
-     * by the time it is used).
+     * Returns whether any of this lock's names is taken right now: true exactly while another
+     * owner's {@link #tryAcquire()} of that name would be refused. The same on every deployment: a
+     * name is taken while its lock key exists (on Redlock, on a majority of the masters; a master
+     * that does not answer within the node timeout holds nothing). On one Redis deployment that
+     * includes the short hold-off after {@link #forceRelease()} (the lock cohort's longest age, 20
+     * ms by default), during which the former holder's process may still pass the grant between
+     * its threads. The answer may be stale by the time it is used.
      */
     boolean isLocked();
 

@@ -3,10 +3,13 @@ package dev.turnstile.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.annotation.DistributedLock;
+import dev.turnstile.integration.TurnstileIntegrationAutoConfiguration;
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.test.redis.RedisServer;
 import dev.turnstile.test.redis.RedisServerExtension;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,20 +19,18 @@ import dev.turnstile.spring.actuate.TurnstileEndpoint;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.integration.support.locks.LockRegistry;
 
 class RedlockStarterIntegrationTests {
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    @Test
-    void distributedLockUsesRedlockOverTheConfiguredMasters() {
-        List<RedisServer> masters =
-                List.of(redis.startServer(b -> b), redis.startServer(b -> b), redis.startServer(b -> b));
-        new ApplicationContextRunner()
-                .withConfiguration(
-                        BootLine.turnstile())
-                .withUserConfiguration(Guarded.class)
+    /** Three masters of their own, and an application whose {@code turnstile.redlock.nodes} names them. */
+    private static ApplicationContextRunner onThreeMasters(List<RedisServer> masters) {
+        masters.addAll(List.of(redis.startServer(b -> b), redis.startServer(b -> b), redis.startServer(b -> b)));
+        return new ApplicationContextRunner()
+                .withConfiguration(BootLine.turnstile())
                 .withPropertyValues(
                         "spring.data.redis.host=127.0.0.1",
                         "spring.data.redis.port=" + redis.server().port(),
@@ -38,7 +39,14 @@ class RedlockStarterIntegrationTests {
                                         ",",
                                         masters.stream()
                                                 .map(m -> m.uri().toString())
-                                                .toList()))
+                                                .toList()));
+    }
+
+    @Test
+    void distributedLockUsesRedlockOverTheConfiguredMasters() {
+        List<RedisServer> masters = new ArrayList<>();
+        onThreeMasters(masters)
+                .withUserConfiguration(Guarded.class)
                 .run(context -> {
                     assertThat(context).hasSingleBean(Redlock.class);
                     List<Boolean> heldOnMasters = context.getBean(Invoices.class)
@@ -71,6 +79,33 @@ class RedlockStarterIntegrationTests {
                     assertThat(masters)
                             .allSatisfy(m -> assertThat(m.client().exists("turnstile:lock:{invoice:9}"))
                                     .isFalse());
+                });
+    }
+
+    @Test
+    void theLockRegistryLocksOnTheRedlockMastersWhenRedlockIsConfigured() {
+        List<RedisServer> masters = new ArrayList<>();
+        onThreeMasters(masters)
+                .withConfiguration(AutoConfigurations.of(TurnstileIntegrationAutoConfiguration.class))
+                .run(context -> {
+                    Lock lock = context.getBean("turnstileLockRegistry", LockRegistry.class).obtain("orders");
+                    lock.lock();
+                    try {
+                        assertThat(masters.stream()
+                                        .map(m -> m.client().exists("turnstile:lock:{orders}"))
+                                        .toList())
+                                .as("held on the Redlock masters")
+                                .containsExactly(true, true, true);
+                        assertThat(redis.server().client().exists("turnstile:lock:{orders}"))
+                                .as("not on spring.data.redis")
+                                .isFalse();
+                    } finally {
+                        lock.unlock();
+                    }
+                    assertThat(masters.stream()
+                                    .map(m -> m.client().exists("turnstile:lock:{orders}"))
+                                    .toList())
+                            .containsExactly(false, false, false);
                 });
     }
 

@@ -55,6 +55,10 @@ class DocumentedPropertiesTests {
      */
     private static final Map<String, String> MODULES_NOT_HERE_ON_BOOT4 = Map.of("spring.jpa.", "spring-boot-jpa");
 
+    /** A row of the property table: {@code | `turnstile.x` | `default` |}. */
+    private static final Pattern DEFAULT_ROW =
+            Pattern.compile("^\\| `(turnstile\\.[a-z.\\-]+)` \\| `([^`]*)` \\|", Pattern.MULTILINE);
+
     private final boolean boot3 = SpringBootVersion.getVersion().startsWith("3.");
 
     @Test
@@ -181,6 +185,65 @@ class DocumentedPropertiesTests {
         return found;
     }
 
+    /**
+     * The defaults the property table of {@code docs/annotations-and-properties.md} gives are the
+     * code's: each row against the {@code defaultValue} the configuration metadata (and so the IDE)
+     * shows for it.
+     */
+    @Test
+    void everyDocumentedDefaultIsTheCodesDefault() throws IOException {
+        Map<String, Object> defaults = metadataDefaults();
+        String page = Files.readString(
+                repositoryRoot().resolve("docs/annotations-and-properties.md"), StandardCharsets.UTF_8);
+        List<String> wrong = new ArrayList<>();
+        int compared = 0;
+        Matcher row = DEFAULT_ROW.matcher(page);
+        while (row.find()) {
+            if (!defaults.containsKey(row.group(1))) {
+                continue; // no default in the metadata (computed, such as the aspect's order)
+            }
+            compared++;
+            String actual = String.valueOf(defaults.get(row.group(1)));
+            String documented = row.group(2);
+            if (!documented.equals(actual) && !(documented.equals("0s") && actual.equals("0"))) {
+                wrong.add(row.group(1) + ": the page says " + documented + ", the code " + actual);
+            }
+        }
+        assertThat(compared).as("defaults compared").isGreaterThan(10);
+        assertThat(wrong).isEmpty();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> metadataDefaults() throws IOException {
+        Map<String, Object> defaults = new HashMap<>();
+        for (Map<String, Object> parsed : metadataFiles()) {
+            if (parsed.get("properties") instanceof List<?> list) {
+                for (Object each : list) {
+                    Map<String, Object> property = (Map<String, Object>) each;
+                    Object name = property.get("name");
+                    if (name instanceof String n && n.startsWith("turnstile.") && property.containsKey("defaultValue")) {
+                        defaults.put(n, property.get("defaultValue"));
+                    }
+                }
+            }
+        }
+        return defaults;
+    }
+
+    /** The configuration metadata of every jar on this Boot line's classpath, parsed. */
+    private static List<Map<String, Object>> metadataFiles() throws IOException {
+        List<Map<String, Object>> files = new ArrayList<>();
+        for (URL url : Collections.list(DocumentedPropertiesTests.class
+                .getClassLoader()
+                .getResources("META-INF/spring-configuration-metadata.json"))) {
+            try (InputStream in = url.openStream()) {
+                files.add(JsonParserFactory.getJsonParser()
+                        .parseMap(new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+            }
+        }
+        return files;
+    }
+
     private static Path repositoryRoot() {
         Path dir = Path.of("").toAbsolutePath();
         while (dir != null && !Files.isRegularFile(dir.resolve("docs/web-applications.md"))) {
@@ -201,14 +264,7 @@ class DocumentedPropertiesTests {
             Set<String> maps = new HashSet<>();
             Set<String> groups = new HashSet<>();
             Map<String, String> errors = new HashMap<>();
-            for (URL url : Collections.list(DocumentedPropertiesTests.class
-                    .getClassLoader()
-                    .getResources("META-INF/spring-configuration-metadata.json"))) {
-                String json;
-                try (InputStream in = url.openStream()) {
-                    json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-                }
-                Map<String, Object> parsed = JsonParserFactory.getJsonParser().parseMap(json);
+            for (Map<String, Object> parsed : metadataFiles()) {
                 for (Object entry : list(parsed.get("groups"))) {
                     groups.add((String) ((Map<?, ?>) entry).get("name"));
                 }

@@ -65,14 +65,18 @@ final class RedisLock implements NamedLock {
                 (name, begun, deadline) -> acquireOne(name, begun, deadline, lease));
     }
 
-    /** One Redis read per name; the answer may be stale by the time it is used. */
+    /**
+     * One {@code EXISTS} per name, as on Redlock: a name is locked while its key exists, which is
+     * exactly while another owner's acquire is refused. That includes a forced release's hold-off
+     * (the lock cohort's longest age), during which the holder's process may still pass the grant
+     * between its threads and nobody else may take it. The answer may be stale by the time it is
+     * used.
+     */
     @Override
     public boolean isLocked() {
         for (String name : this.names) {
             String key = this.deployment.keys().lock(name);
-            String owner = this.deployment.scripts().call("read lock '" + name + "'", redis -> redis.get(key));
-            // A forced release's hold-off is no owner: the lock is free once it expires.
-            if (owner != null && !owner.equals(RedisKeys.FORCE_RELEASED)) {
+            if (this.deployment.scripts().call("read lock '" + name + "'", redis -> redis.exists(key))) {
                 return true;
             }
         }

@@ -1,6 +1,8 @@
 package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.RedisUnavailableException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -20,6 +22,13 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * for replicas on the same connection, and Jedis exceptions translated into Turnstile's. Thread-safe.
  */
 final class ScriptRunner {
+
+    /**
+     * {@code UnifiedJedis.pipelined()}, looked up by name: it returns {@code PipelineBase} on Jedis
+     * 6 and {@code AbstractPipeline} from Jedis 7, so a call compiled against one line fails with
+     * {@code NoSuchMethodError} on the other. Both results are {@link AbstractPipeline}s.
+     */
+    private static final Method PIPELINED = pipelinedMethod();
 
     private final UnifiedJedis redis;
     private final int minReplicas;
@@ -120,7 +129,7 @@ final class ScriptRunner {
     }
 
     private Replicated waitOnSameConnection(LuaScript script, List<String> keys, List<String> args, boolean bySha) {
-        try (AbstractPipeline pipeline = this.redis.pipelined()) {
+        try (AbstractPipeline pipeline = pipelined()) {
             Response<Object> reply =
                     bySha ? pipeline.evalsha(script.sha(), keys, args) : pipeline.eval(script.source(), keys, args);
             Response<Long> acknowledged =
@@ -129,6 +138,27 @@ final class ScriptRunner {
             Object result = reply.get();
             this.scriptsUsed.add(script.sha());
             return new Replicated(result, acknowledged.get());
+        }
+    }
+
+    private AbstractPipeline pipelined() {
+        try {
+            return (AbstractPipeline) PIPELINED.invoke(this.redis);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException("UnifiedJedis.pipelined() failed", e.getCause());
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("UnifiedJedis.pipelined() is not accessible", e);
+        }
+    }
+
+    private static Method pipelinedMethod() {
+        try {
+            return UnifiedJedis.class.getMethod("pipelined");
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("this Jedis has no UnifiedJedis.pipelined(), which minReplicas needs", e);
         }
     }
 

@@ -22,8 +22,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every primitive under every fault the README names, judged by one history checker: no overlap
  * that a reported loss does not explain, tokens that increase with real time, never more than N
  * permits, losses reported in time, nothing hangs. The short schedule runs in {@code ./mvnw
- * verify}; the long one ({@code -Dhistory.schedule=long}) is what the README's guarantees table
- * shows, written to {@code target/history/table.md}.
+ * verify}; the long one ({@code -Dhistory.schedule=long}) is what the guarantees page's table
+ * shows: written to {@code target/history/table-long.md}, and with {@code
+ * -Dhistory.docs=../docs/history} to {@code docs/history/table-long.md} under a header naming the command.
  */
 class HistoryIntegrationTests {
 
@@ -157,5 +158,22 @@ class HistoryIntegrationTests {
         table.add("|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
         table.addAll(rows);
         Files.write(dir.resolve(LONG ? "table-long.md" : "table.md"), table);
+        // -Dhistory.docs=../docs/history: the long schedule's table for the guarantees page, under the
+        // header that names the command (the documentation's figures are checked against it).
+        String docs = System.getProperty("history.docs");
+        if (docs != null && LONG) {
+            Path page = Path.of(docs);
+            Files.createDirectories(page);
+            List<String> written = new ArrayList<>();
+            written.add("Written by `./mvnw -q -DskipTests install && ./mvnw verify -pl lock-redis"
+                    + " -Dtest=HistoryIntegrationTests -Dhistory.schedule=long -Dhistory.docs=../docs/history"
+                    + (ONLY.stream().allMatch(String::isBlank) ? "" : " -Dhistory.only=" + String.join(",", ONLY))
+                    + "` on " + java.time.LocalDate.now() + "; rerun it to refresh, never edit by hand.");
+            written.add("");
+            written.addAll(table);
+            Files.write(
+                    page.resolve(ONLY.stream().allMatch(String::isBlank) ? "table-long.md" : "table-long-only.md"),
+                    written);
+        }
     }
 }

@@ -47,12 +47,34 @@ public final class TurnstileAutoConfiguration {
     @ConditionalOnMissingBean
     Turnstile turnstile(
             UnifiedJedis turnstileRedis, TurnstileProperties properties, ObjectProvider<LeaseListener> listeners) {
+        checkBuilderValues(properties);
         Turnstile.Builder builder = Turnstile.builder(turnstileRedis)
                 .keyPrefix(properties.getKeyPrefix())
                 .defaultLease(properties.getDefaultLease())
                 .fenceRetention(properties.getFenceRetention())
-                .watchdogThreads(properties.getWatchdog().getThreads());
+                .watchdogThreads(properties.getWatchdog().getThreads())
+                .minReplicas(properties.getMinReplicas(), properties.getReplicaTimeout())
+                .lockCohort(
+                        properties.getLock().getCohort().getHolders(),
+                        properties.getLock().getCohort().getMaxAge());
         listeners.orderedStream().forEach(builder::listener);
         return builder.build();
+    }
+
+    /**
+     * Refuses what the builder would refuse, naming the property instead of the builder's argument
+     * (checked here, not in the setters, so that binding alone, as the documentation tests do, never fails).
+     */
+    private static void checkBuilderValues(TurnstileProperties properties) {
+        int holders = properties.getLock().getCohort().getHolders();
+        if (holders < 1 || holders > 1_000_000) {
+            throw new IllegalArgumentException(
+                    "'turnstile.lock.cohort.holders' must be between 1 (no local hand-off) and 1000000 but was "
+                            + holders);
+        }
+        if (properties.getMinReplicas() < 0) {
+            throw new IllegalArgumentException(
+                    "'turnstile.min-replicas' must be zero (off) or positive but was " + properties.getMinReplicas());
+        }
     }
 }

@@ -28,6 +28,17 @@ public class TurnstileProperties {
     private Duration fenceRetention = Duration.ofSeconds(10);
 
     /**
+     * Replicas that must have every grant (WAIT, on the grant's own connection) before it is handed
+     * out; a grant fewer replicas confirm within the replica timeout is released and the acquire
+     * fails as Redis unavailable (HTTP 503). For Sentinel: closes the window in which a failover to a
+     * replica that never received the grant lets a second owner in. Not consensus. 0 (off) by default.
+     */
+    private int minReplicas = 0;
+
+    /** How long a grant waits for the min-replicas replicas to confirm it. */
+    private Duration replicaTimeout = Duration.ofMillis(100);
+
+    /**
      * Order of the aspect of @DistributedLock and @Semaphore. Keep it below the transaction advice's order so the
      * lock is taken before a transaction begins and released after it ends.
      */
@@ -149,6 +160,22 @@ public class TurnstileProperties {
         return this.redlock;
     }
 
+    public int getMinReplicas() {
+        return this.minReplicas;
+    }
+
+    public void setMinReplicas(int minReplicas) {
+        this.minReplicas = minReplicas;
+    }
+
+    public Duration getReplicaTimeout() {
+        return this.replicaTimeout;
+    }
+
+    public void setReplicaTimeout(Duration replicaTimeout) {
+        this.replicaTimeout = replicaTimeout;
+    }
+
     public Web getWeb() {
         return this.web;
     }
@@ -184,7 +211,11 @@ public class TurnstileProperties {
          */
         private boolean problemDetails = true;
 
-        /** Retry-After of the 429 and 503 answers, in whole seconds (rounded up). */
+        /**
+         * Retry-After of the 429 (semaphore full), 409 (lock busy for the whole wait) and 503 (Redis
+         * unavailable) answers, in whole seconds (rounded up, at least 1). Not sent with the 409 of
+         * a lost lease nor the 503 of an interrupted wait.
+         */
         private Duration retryAfter = Duration.ofSeconds(1);
 
         public boolean isProblemDetails() {
@@ -213,6 +244,12 @@ public class TurnstileProperties {
         /** What happens when a lease is lost while its method still runs. */
         private OnLeaseLost onLeaseLost = OnLeaseLost.LOG;
 
+        private final Cohort cohort = new Cohort();
+
+        public Cohort getCohort() {
+            return this.cohort;
+        }
+
         public Duration getWaitTime() {
             return this.waitTime;
         }
@@ -227,6 +264,38 @@ public class TurnstileProperties {
 
         public void setOnLeaseLost(OnLeaseLost onLeaseLost) {
             this.onLeaseLost = onLeaseLost;
+        }
+    }
+
+    /**
+     * The lock cohort: a grant in Redis passed between threads of this application that queue for the
+     * same name, without a Redis round trip, each holder with its own larger fencing token.
+     */
+    public static class Cohort {
+
+        /** Most holders one grant is passed to in a row before the lock goes back to Redis; 1 turns local hand-off off. */
+        private int holders = 32;
+
+        /**
+         * Longest time after the grant that it is still passed on locally; also how long a forced
+         * release keeps other applications out while this one's hand-offs end.
+         */
+        private Duration maxAge = Duration.ofMillis(20);
+
+        public int getHolders() {
+            return this.holders;
+        }
+
+        public void setHolders(int holders) {
+            this.holders = holders;
+        }
+
+        public Duration getMaxAge() {
+            return this.maxAge;
+        }
+
+        public void setMaxAge(Duration maxAge) {
+            this.maxAge = maxAge;
         }
     }
 

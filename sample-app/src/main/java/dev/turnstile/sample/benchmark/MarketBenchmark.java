@@ -94,9 +94,15 @@ public class MarketBenchmark implements ApplicationRunner {
         return "about " + minutes + " min" + (rest == 0 ? "" : " " + rest + " s");
     }
 
-    private static void write(Path out, BenchmarkReport report) throws IOException {
+    private void write(Path out, BenchmarkReport report) throws IOException {
         Files.createDirectories(out);
-        Files.writeString(out.resolve("table-6.3.md"), report.markdown());
+        // The first line names the command, as every generated page under docs/ does.
+        Files.writeString(
+                out.resolve("table-6.3.md"),
+                "Written by `./mvnw -q -DskipTests install && java -jar sample-app/target/sample-app.jar --benchmark"
+                        + " --duration=" + this.duration.toSeconds() + "s --out=" + out + "` on "
+                        + java.time.LocalDate.now()
+                        + "; rerun it to refresh, never edit by hand.\n\n" + report.markdown());
         Files.writeString(out.resolve("table-6.3.csv"), report.csv());
         Files.writeString(out.resolve("table-6.3.svg"), report.svg());
         System.out.println("Wrote " + out.toAbsolutePath().resolve("table-6.3.md") + ", .csv and .svg");

@@ -57,7 +57,12 @@ class LockLabRunner implements ApplicationRunner {
         String markdown = LockLab.markdown(table);
         System.out.println(markdown);
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("lock-lab.md"), markdown);
+        // The first line names the command, as every generated page under docs/ does.
+        Files.writeString(
+                dir.resolve("lock-lab.md"),
+                "Written by `./mvnw -q -DskipTests install && java -jar sample-app/target/sample-app.jar --lab --out="
+                        + dir + "` on " + java.time.LocalDate.now()
+                        + "; rerun it to refresh, never edit by hand.\n\n" + markdown);
         System.out.println("Wrote " + dir.toAbsolutePath().resolve("lock-lab.md"));
     }
 }
