@@ -27,11 +27,24 @@ import org.xml.sax.SAXException;
  */
 final class TestReports {
 
-    /** One reported test case: its class's simple name (outer class of a nested one), method, skip. */
-    record TestCase(String className, String method, boolean skipped, String module) {}
+    /**
+     * One reported test case: its class's simple name (outer class of a nested one), method, whether
+     * it was skipped and why (empty when it ran), the module that reported it.
+     */
+    record TestCase(String className, String method, boolean skipped, String skipReason, String module) {
+
+        /**
+         * Returns whether it was skipped only for this JDK's version ({@code @EnabledForJreRange}):
+         * CI runs it again on a later JDK (.ci/run's Java 25 leg, which checks it ran there).
+         */
+        boolean skippedForThisJre() {
+            return this.skipped && this.skipReason.startsWith("Disabled on JRE version");
+        }
+    }
 
     private final Map<String, List<TestCase>> byClass = new HashMap<>();
     private final Set<String> modulesReported = new HashSet<>();
+    private final Set<String> suitesReported = new HashSet<>();
 
     private TestReports() {}
 
@@ -63,6 +76,15 @@ final class TestReports {
     /** Returns the modules that reported tests in this build. */
     Set<String> modules() {
         return Set.copyOf(this.modulesReported);
+    }
+
+    /**
+     * Returns whether one of these classes reported in this build without running any case: a
+     * class skipped as a whole (its report has no case, or only skipped ones).
+     */
+    boolean skippedAsAClass(Set<String> classNames) {
+        return classNames.stream().anyMatch(this.suitesReported::contains)
+                && of(classNames).stream().allMatch(TestCase::skipped);
     }
 
     /** Returns the reported cases of the classes with these simple names. */
@@ -99,22 +121,31 @@ final class TestReports {
                 .toString()
                 .replace('\\', '/');
         try {
-            NodeList cases = parser.parse(report.toFile()).getElementsByTagName("testcase");
+            org.w3c.dom.Document document = parser.parse(report.toFile());
+            this.suitesReported.add(
+                    outerSimpleName(document.getDocumentElement().getAttribute("name")));
+            NodeList cases = document.getElementsByTagName("testcase");
             for (int i = 0; i < cases.getLength(); i++) {
                 Element testCase = (Element) cases.item(i);
-                String className = testCase.getAttribute("classname");
-                String simple = className.substring(className.lastIndexOf('.') + 1);
-                int nested = simple.indexOf('$');
-                String outer = nested < 0 ? simple : simple.substring(0, nested);
-                boolean skipped = testCase.getElementsByTagName("skipped").getLength() > 0;
+                String outer = outerSimpleName(testCase.getAttribute("classname"));
+                NodeList skips = testCase.getElementsByTagName("skipped");
+                boolean skipped = skips.getLength() > 0;
+                String reason = skipped ? ((Element) skips.item(0)).getAttribute("message") : "";
                 this.byClass
                         .computeIfAbsent(outer, n -> new ArrayList<>())
-                        .add(new TestCase(outer, testCase.getAttribute("name"), skipped, module));
+                        .add(new TestCase(outer, testCase.getAttribute("name"), skipped, reason, module));
             }
             this.modulesReported.add(module);
         } catch (SAXException | IOException e) {
             throw new IllegalStateException("Could not parse the test report " + report + ": " + e.getMessage(), e);
         }
+    }
+
+    /** {@code a.b.Outer$Inner} → {@code Outer}. */
+    private static String outerSimpleName(String className) {
+        String simple = className.substring(className.lastIndexOf('.') + 1);
+        int nested = simple.indexOf('$');
+        return nested < 0 ? simple : simple.substring(0, nested);
     }
 
     private static DocumentBuilder parser() {
