@@ -540,7 +540,9 @@ class RedlockIntegrationTests {
             startMasters();
             masters.get(3).kill();
             masters.get(4).kill();
-            Duration lease = Duration.ofMillis(800);
+            // Long enough that restarting three servers and B's try fit in it on a busy machine: a
+            // double grant counts only while A still holds.
+            Duration lease = Duration.ofSeconds(2);
             // A's grant is the setup, not the fault: a master slow to answer its first call on a
             // busy machine must not fail it (with 200 ms, a late grant on master 2 refused A's own
             // retry and the round ended without a lock).
@@ -559,12 +561,17 @@ class RedlockIntegrationTests {
                 // built, and one built against a paused master would spend A's lease waiting.
                 List<UnifiedJedis> fresh = new ArrayList<>();
                 for (RedisServer master : masters) {
-                    fresh.add(master.newClient(Duration.ofMillis(300)));
+                    fresh.add(master.newClient(Duration.ofMillis(500)));
+                }
+                // The restarted masters answer before the fault begins: a server still starting is
+                // not what this test is about (with a 200 ms node timeout, none of them answered once).
+                for (int restarted = 2; restarted < masters.size(); restarted++) {
+                    fresh.get(restarted).ping();
                 }
                 masters.get(0).pause(); // A's other masters are now unreachable to B, as in a partition
                 masters.get(1).pause();
                 try (Redlock b = Redlock.builder(fresh)
-                        .nodeTimeout(Duration.ofMillis(200))
+                        .nodeTimeout(Duration.ofMillis(500))
                         .build()) {
                     Optional<Lease> second = b.lock("fragile").tryAcquire(Duration.ZERO, lease);
                     if (second.isPresent() && held.isHeld()) {
