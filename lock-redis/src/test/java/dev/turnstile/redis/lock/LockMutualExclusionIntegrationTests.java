@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -78,11 +79,15 @@ class LockMutualExclusionIntegrationTests {
             AtomicBoolean running = new AtomicBoolean(true);
             ExecutorService pool = Executors.newFixedThreadPool(8);
             List<Future<?>> workers = new ArrayList<>();
+            // Every thread starts at once: on a busy machine, threads of one process started first
+            // would take a short run's holds before the other process's threads exist.
+            CyclicBarrier start = new CyclicBarrier(8);
             for (int i = 0; i < 8; i++) {
                 Turnstile process = i < 4 ? first : second;
                 AtomicInteger count = i < 4 ? firstCount : secondCount;
                 workers.add(pool.submit(() -> {
-                    while (running.get() && firstCount.get() + secondCount.get() < 4_000) {
+                    start.await();
+                    while (running.get() && firstCount.get() + secondCount.get() < 8_000) {
                         try (Lease lease = process.lock("fair-share").acquire(Duration.ofSeconds(30), null)) {
                             count.incrementAndGet();
                         }
