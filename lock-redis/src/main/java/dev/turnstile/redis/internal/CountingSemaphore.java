@@ -11,42 +11,56 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The counting semaphore on one Redis deployment: {@link RedisSemaphore}'s implementation. */
+/**
+ * The counting semaphore on one Redis deployment: {@link RedisSemaphore}'s implementation.
+ *
+ * <p>Waiting threads of one process queue in that process ({@link PermitQueues}): at most {@code
+ * limit} of them hold or contend in Redis, and a holder that releases while others queue may pass
+ * its permit to the first of them without a Redis round trip, under the bounds and conditions
+ * {@link PermitQueues} states. A try that does not wait goes to Redis at once.
+ */
 final class CountingSemaphore implements RedisSemaphore {
+
+    private static final Logger log = LoggerFactory.getLogger(CountingSemaphore.class);
 
     /** How long a fair waiter keeps its place without calling again (it calls at least every 1.7 s). */
     private static final Duration WAITER_TTL = Duration.ofSeconds(5);
 
     private final RedisDeployment deployment;
+    private final PermitQueues queues;
     private final String name;
     private final int limit;
     private final boolean fair;
 
-    private CountingSemaphore(RedisDeployment deployment, String name, int limit, boolean fair) {
+    private CountingSemaphore(RedisDeployment deployment, PermitQueues queues, String name, int limit, boolean fair) {
         this.deployment = deployment;
+        this.queues = queues;
         this.name = name;
         this.limit = limit;
         this.fair = fair;
     }
 
     /**
-     * The semaphore {@code name} with at most {@code limit} permits.
+     * The semaphore {@code name} with at most {@code limit} permits, whose waiters queue in {@code
+     * queues} (one per process and deployment).
      *
      * @throws IllegalArgumentException if {@code name} is null or blank or {@code limit} is below 1
      */
-    static CountingSemaphore of(RedisDeployment deployment, String name, int limit) {
+    static CountingSemaphore of(RedisDeployment deployment, PermitQueues queues, String name, int limit) {
         Arguments.requireName(name, "name");
         if (limit < 1) {
             throw new IllegalArgumentException(
                     "'limit' of semaphore '" + name + "' must be at least 1 but was " + limit);
         }
-        return new CountingSemaphore(deployment, name, limit, false);
+        return new CountingSemaphore(deployment, queues, name, limit, false);
     }
 
     @Override
     public RedisSemaphore fair() {
-        return new CountingSemaphore(this.deployment, this.name, this.limit, true);
+        return new CountingSemaphore(this.deployment, this.queues, this.name, this.limit, true);
     }
 
     @Override
@@ -70,17 +84,75 @@ final class CountingSemaphore implements RedisSemaphore {
         Duration fixed = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
         this.deployment.leases().requireOpen();
         long start = System.nanoTime();
+        long deadline = start + wait.toNanos();
         boolean waits = !wait.isZero();
+        PermitQueues.Entry entry;
+        try {
+            entry = this.queues.enter(this.name, this.limit, this.fair, waits, deadline);
+        } catch (InterruptedException e) {
+            throw interrupted(start);
+        }
+        if (entry == null) {
+            return Optional.empty();
+        }
+        PermitQueues.PermitQueue queue = entry.queue();
+        PermitQueues.PermitHandOff handOff = entry.handOff();
+        if (handOff != null) {
+            ManagedLease passed = passedOn(handOff, fixed, queue);
+            if (passed != null) {
+                return Optional.of(new PermitLease(
+                        Acquisition.start(passed, () -> interrupted(start)),
+                        handOff.cohort().permitId()));
+            }
+            // Too little of the permit is left to hold (this thread was slow to wake): back to Redis.
+            releaseQuietly(handOff.cohort().permitId());
+        }
         String id = this.deployment.leases().newOwnerToken();
         ManagedLease lease = Acquisition.await(
                 this.deployment.signals(),
                 keys().semaphoreChannel(this.name),
-                start + wait.toNanos(),
+                deadline,
                 0,
-                () -> attempt(id, fixed, waits),
-                () -> leaveQueue(id),
+                () -> attempt(id, fixed, waits, queue),
+                () -> {
+                    leaveQueue(id);
+                    queue.exit();
+                },
                 () -> interrupted(start));
         return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
+    }
+
+    /**
+     * The lease on a permit the previous local holder passed on, or null when too little of it is
+     * left to be worth holding: the caller then releases it in Redis and contends there.
+     */
+    private @Nullable ManagedLease passedOn(
+            PermitQueues.PermitHandOff handOff, @Nullable Duration leaseTime, PermitQueues.PermitQueue queue) {
+        Duration lease =
+                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
+        if (handOff.keyDeadlineNanos() - System.nanoTime() <= LocalGates.minLeftToPass(lease.toNanos())) {
+            return null;
+        }
+        PermitQueues.PermitCohort cohort = handOff.cohort();
+        if (log.isTraceEnabled()) {
+            log.trace(
+                    "Permit {} of semaphore '{}' passed on locally (fencing token {})",
+                    cohort.permitId(),
+                    this.name,
+                    handOff.fencingToken());
+        }
+        return ManagedLease.passedOn(
+                this.deployment.leases(),
+                LeaseKind.SEMAPHORE,
+                this.name,
+                handOff.fencingToken(),
+                handOff.keyDeadlineNanos(),
+                handOff.handedNanos(),
+                lease,
+                leaseTime == null,
+                new PermitGrant(
+                        this.deployment, this.name, cohort.permitId(), cohort.serverMillisAt(handOff.handedNanos())),
+                queue.place(cohort));
     }
 
     @Override
@@ -106,13 +178,17 @@ final class CountingSemaphore implements RedisSemaphore {
         return "RedisSemaphore['" + this.name + "', limit " + this.limit + (this.fair ? ", fair" : "") + "]";
     }
 
-    private WaitLoop.Outcome<ManagedLease> attempt(String id, @Nullable Duration leaseTime, boolean staysQueued) {
+    private WaitLoop.Outcome<ManagedLease> attempt(
+            String id, @Nullable Duration leaseTime, boolean staysQueued, PermitQueues.PermitQueue queue) {
         Duration lease =
                 leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
+        // Every grant reserves tokens for the holders its permit may pass to (read once: the script
+        // and the cohort must agree).
+        int holders = this.deployment.options().cohortHolders();
         long sent = System.nanoTime();
         List<?> reply;
         try {
-            reply = (List<?>) (this.fair ? runFair(id, lease, staysQueued) : runUnfair(id, lease));
+            reply = (List<?>) (this.fair ? runFair(id, lease, staysQueued, holders) : runUnfair(id, lease, holders));
         } catch (RuntimeException e) {
             // Unreachable, or a script that failed part-way: free what it may have granted.
             releaseQuietly(id);
@@ -121,6 +197,11 @@ final class CountingSemaphore implements RedisSemaphore {
         long status = (Long) reply.get(0);
         long value = (Long) reply.get(1);
         if (status == 1) {
+            long grantedAt = (Long) reply.get(2);
+            boolean queueWasEmpty = !this.fair || (Long) reply.get(3) == 0;
+            queue.offerTokens(sent, value, holders, queueWasEmpty);
+            PermitQueues.PermitCohort cohort = new PermitQueues.PermitCohort(
+                    id, holders, this.deployment.options().cohortMaxAge().toNanos(), sent, grantedAt);
             return WaitLoop.Outcome.granted(ManagedLease.granted(
                     this.deployment.leases(),
                     LeaseKind.SEMAPHORE,
@@ -129,8 +210,8 @@ final class CountingSemaphore implements RedisSemaphore {
                     lease,
                     leaseTime == null,
                     sent,
-                    new PermitGrant(this.deployment, this.name, id, (Long) reply.get(2)),
-                    LocalPlace.NONE));
+                    new PermitGrant(this.deployment, this.name, id, grantedAt),
+                    queue.place(cohort)));
         }
         long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
         // A fair waiter with others ahead sleeps through the releases that go to them.
@@ -139,7 +220,7 @@ final class CountingSemaphore implements RedisSemaphore {
                 : WaitLoop.Outcome.busy(hint);
     }
 
-    private Object runUnfair(String id, Duration lease) {
+    private Object runUnfair(String id, Duration lease, int holders) {
         return run(
                 SemaphoreScripts.ACQUIRE,
                 "acquire a permit of semaphore '" + this.name + "'",
@@ -148,10 +229,11 @@ final class CountingSemaphore implements RedisSemaphore {
                         id,
                         Integer.toString(this.limit),
                         Long.toString(lease.toMillis()),
-                        this.deployment.options().fenceTtlMillis(lease)));
+                        this.deployment.options().fenceTtlMillis(lease),
+                        Integer.toString(holders)));
     }
 
-    private Object runFair(String id, Duration lease, boolean staysQueued) {
+    private Object runFair(String id, Duration lease, boolean staysQueued, int holders) {
         return run(
                 SemaphoreScripts.ACQUIRE_FAIR,
                 "acquire a permit of fair semaphore '" + this.name + "'",
@@ -169,7 +251,8 @@ final class CountingSemaphore implements RedisSemaphore {
                         Long.toString(WAITER_TTL.toMillis()),
                         staysQueued ? "1" : "0",
                         keys().semaphoreChannel(this.name),
-                        this.deployment.signalMode().publishCommand()));
+                        this.deployment.signalMode().publishCommand(),
+                        Integer.toString(holders)));
     }
 
     /** Runs an acquire script; with {@code minReplicas}, a grant must reach the replicas or is released. */

@@ -162,15 +162,44 @@ final class ManagedLease implements Lease {
             boolean renewedByWatchdog,
             Grant grant,
             LocalPlace place) {
-        long plannedEnd = handOff.handedNanos() + leaseTime.toNanos();
-        return new ManagedLease(
+        return passedOn(
                 leases,
                 LeaseKind.LOCK,
                 name,
                 handOff.fencingToken(),
+                handOff.keyDeadlineNanos(),
+                handOff.handedNanos(),
                 leaseTime,
                 renewedByWatchdog,
-                Math.min(plannedEnd, handOff.keyDeadlineNanos()),
+                grant,
+                place);
+    }
+
+    /**
+     * A lease on a grant passed on by the previous local holder of the same grant (a lock's, or a
+     * semaphore permit's): as {@link #passedOn(Leases, String, HandOff, Duration, boolean, Grant,
+     * LocalPlace)}, with the key's deadline and the hand-off's time given.
+     */
+    static ManagedLease passedOn(
+            Leases leases,
+            LeaseKind kind,
+            String name,
+            long fencingToken,
+            long keyDeadlineNanos,
+            long handedNanos,
+            Duration leaseTime,
+            boolean renewedByWatchdog,
+            Grant grant,
+            LocalPlace place) {
+        long plannedEnd = handedNanos + leaseTime.toNanos();
+        return new ManagedLease(
+                leases,
+                kind,
+                name,
+                fencingToken,
+                leaseTime,
+                renewedByWatchdog,
+                Math.min(plannedEnd, keyDeadlineNanos),
                 plannedEnd,
                 grant,
                 place,

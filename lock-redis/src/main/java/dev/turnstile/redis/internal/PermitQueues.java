@@ -1,0 +1,329 @@
+package dev.turnstile.redis.internal;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Queues the threads of this process that wait for a permit of the same semaphore, so that at most
+ * {@code limit} of them at a time (the queue's <em>occupants</em>) hold a permit or contend for one
+ * in Redis; the others wait here, in arrival order, without any Redis traffic. A try that does not
+ * wait never queues: it goes to Redis at once, as before.
+ *
+ * <p>When an occupant releases while others queue, its permit may pass to the first of them without
+ * a Redis round trip (the permit stays leased in Redis under the same id and its server-side
+ * expiry; the next holder's lease counts from the previous holder's deadline and is renewed in Redis
+ * like any other), when all of this holds:
+ *
+ * <ul>
+ *   <li>enough of the permit's lease is left ({@link LocalGates#minLeftToPass});
+ *   <li>the permit's grant in Redis has served fewer than the cohort's holders and is younger than
+ *       its age ({@code lockCohort}, 32 holders and 20 ms by default), so other processes get their
+ *       turn;
+ *   <li>a fencing token is left in the freshest block a grant of this semaphore reserved in this
+ *       process, and that grant was sent <em>after</em> the waiter began to wait: every token any
+ *       process got before the waiter asked is below the block, so tokens still increase with real
+ *       time (a hold asked for after another was granted gets the larger token), also while other
+ *       processes hold permits of the same semaphore;
+ *   <li>for a fair waiter: that grant also found the Redis queue empty, so no waiter of another
+ *       process queued in Redis is overtaken by one that came after it.
+ * </ul>
+ *
+ * <p>Otherwise the permit is released in Redis and the first queued thread becomes an occupant and
+ * contends there. The count of holders in the whole deployment is Redis's: a pass never adds a
+ * holder, it replaces one.
+ */
+final class PermitQueues {
+
+    private final ConcurrentHashMap<String, PermitQueue> queues = new ConcurrentHashMap<>();
+
+    /**
+     * Enters the queue of semaphore {@code name}: at once as an occupant when fewer than {@code
+     * limit} threads of this process hold or contend (or when the caller does not wait), otherwise
+     * after waiting here until {@code deadlineNanos} for a place or a permit passed on.
+     *
+     * @return the entry, or null if the deadline passed first
+     * @throws InterruptedException if interrupted while queued (nothing is held then)
+     */
+    @Nullable
+    Entry enter(String name, int limit, boolean fair, boolean waits, long deadlineNanos) throws InterruptedException {
+        PermitQueue queue = this.queues.compute(name, (key, existing) -> {
+            PermitQueue entered = existing != null ? existing : new PermitQueue(key);
+            entered.users++;
+            return entered;
+        });
+        Entry entry = null;
+        try {
+            entry = queue.await(limit, fair, waits, deadlineNanos);
+            return entry;
+        } finally {
+            if (entry == null) {
+                leave(queue);
+            }
+        }
+    }
+
+    /** Returns the number of semaphore names with a thread of this process holding or queued. */
+    int size() {
+        return this.queues.size();
+    }
+
+    private void leave(PermitQueue queue) {
+        this.queues.computeIfPresent(queue.name, (key, existing) -> --existing.users == 0 ? null : existing);
+    }
+
+    /**
+     * What a thread that entered got.
+     *
+     * @param queue the queue; the thread is one of its occupants until it passes its permit on or
+     *     leaves
+     * @param handOff the permit passed to it by a local holder, or null: contend in Redis
+     */
+    record Entry(PermitQueue queue, @Nullable PermitHandOff handOff) {}
+
+    /**
+     * A permit passed to the next local holder.
+     *
+     * @param cohort the permit's grant in Redis
+     * @param fencingToken the new holder's token
+     * @param keyDeadlineNanos the latest moment the permit is known to live in Redis ({@link
+     *     System#nanoTime()}): the previous holder's deadline
+     * @param handedNanos when it was passed
+     */
+    record PermitHandOff(PermitCohort cohort, long fencingToken, long keyDeadlineNanos, long handedNanos) {}
+
+    /**
+     * One permit's grant in Redis as it passes between holders of this process: its id, and the
+     * bound on how many holders and for how long it serves before it goes back to Redis. Used by one
+     * holder at a time (passes go through the queue's lock).
+     */
+    static final class PermitCohort {
+
+        private final String permitId;
+        private final long sentNanos;
+        private final long grantedAtMillis;
+        private final long maxAgeNanos;
+        private int holdersLeft;
+
+        /**
+         * @param permitId the permit's id in Redis
+         * @param holders the most holders this grant serves, the first included
+         * @param maxAgeNanos how long after the acquire was sent the permit may still be passed on
+         * @param sentNanos {@link System#nanoTime()} before the acquire was sent
+         * @param grantedAtMillis the server's clock at the grant
+         */
+        PermitCohort(String permitId, int holders, long maxAgeNanos, long sentNanos, long grantedAtMillis) {
+            this.permitId = permitId;
+            this.holdersLeft = holders - 1;
+            this.maxAgeNanos = maxAgeNanos;
+            this.sentNanos = sentNanos;
+            this.grantedAtMillis = grantedAtMillis;
+        }
+
+        String permitId() {
+            return this.permitId;
+        }
+
+        /** Counts one more holder, if the grant may still serve one at {@code nowNanos}. */
+        boolean takeHolder(long nowNanos) {
+            if (this.holdersLeft <= 0 || nowNanos - this.sentNanos > this.maxAgeNanos) {
+                return false;
+            }
+            this.holdersLeft--;
+            return true;
+        }
+
+        /** The server's clock at {@code nowNanos}, never earlier than the truth (see {@code Cohort}). */
+        long serverMillisAt(long nowNanos) {
+            return this.grantedAtMillis + TimeUnit.NANOSECONDS.toMillis(nowNanos - this.sentNanos + 999_999);
+        }
+    }
+
+    /** A queued thread. */
+    private static final class Waiter {
+
+        final Thread thread = Thread.currentThread();
+        final long enqueuedNanos = System.nanoTime();
+        final boolean fair;
+        /** Set under the queue's lock when the waiter is let in; null while it waits. */
+        volatile @Nullable Entry admitted;
+
+        Waiter(boolean fair) {
+            this.fair = fair;
+        }
+    }
+
+    /** One semaphore's queue in this process. */
+    final class PermitQueue {
+
+        private final String name;
+        private final ReentrantLock lock = new ReentrantLock();
+        private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(4);
+        /** Threads holding a permit or contending for one in Redis. */
+        private int occupants;
+        /** The limit the last thread to enter asked for. */
+        private int limit = 1;
+        /** Guarded by the map's compute: threads inside or queued. */
+        private int users;
+        /** The freshest block of reserved tokens: when its acquire was sent, the next and last token. */
+        private long blockSentNanos;
+
+        private long blockNext = 1;
+        private long blockLast;
+        /** Whether the block's grant found the Redis queue of a fair semaphore empty. */
+        private boolean blockFair;
+        /** The entry of a thread that becomes an occupant and contends in Redis. */
+        private final Entry contend = new Entry(this, null);
+
+        private PermitQueue(String name) {
+            this.name = name;
+        }
+
+        private @Nullable Entry await(int limit, boolean fair, boolean waits, long deadlineNanos)
+                throws InterruptedException {
+            Waiter waiter;
+            this.lock.lock();
+            try {
+                this.limit = limit;
+                if (!waits || (this.occupants < limit && this.waiters.isEmpty())) {
+                    this.occupants++;
+                    return this.contend;
+                }
+                waiter = new Waiter(fair);
+                this.waiters.addLast(waiter);
+            } finally {
+                this.lock.unlock();
+            }
+            while (true) {
+                Entry admitted = waiter.admitted;
+                if (admitted != null) {
+                    return admitted;
+                }
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0 || Thread.interrupted()) {
+                    boolean interrupted = remaining > 0;
+                    this.lock.lock();
+                    try {
+                        if (waiter.admitted != null) {
+                            // Let in at the last moment: take it (the caller checks the interrupt).
+                            if (interrupted) {
+                                Thread.currentThread().interrupt();
+                            }
+                            return waiter.admitted;
+                        }
+                        this.waiters.remove(waiter);
+                    } finally {
+                        this.lock.unlock();
+                    }
+                    if (interrupted) {
+                        throw new InterruptedException("interrupted while queued for semaphore '" + this.name + "'");
+                    }
+                    return null;
+                }
+                LockSupport.parkNanos(this, remaining);
+            }
+        }
+
+        /**
+         * Records the tokens a grant reserved beyond its own: the first {@code holders - 1} after
+         * {@code firstToken}. Kept if its acquire was sent after the block held now (or that one is
+         * used up).
+         *
+         * @param queueWasEmpty whether the grant found no waiter in a fair semaphore's Redis queue
+         */
+        void offerTokens(long sentNanos, long firstToken, int holders, boolean queueWasEmpty) {
+            if (holders <= 1) {
+                return;
+            }
+            this.lock.lock();
+            try {
+                if (this.blockNext > this.blockLast || sentNanos - this.blockSentNanos > 0) {
+                    this.blockSentNanos = sentNanos;
+                    this.blockNext = firstToken + 1;
+                    this.blockLast = firstToken + holders - 1;
+                    this.blockFair = queueWasEmpty;
+                }
+            } finally {
+                this.lock.unlock();
+            }
+        }
+
+        /**
+         * The place of an occupant holding {@code cohort}'s permit: on release it passes the permit
+         * to the first queued thread when every condition of {@link PermitQueues} holds; otherwise
+         * the lease releases in Redis and leaves.
+         */
+        LocalPlace place(PermitCohort cohort) {
+            return new LocalPlace() {
+                @Override
+                public boolean passOn(long deadlineNanos, long leaseNanos) {
+                    return PermitQueue.this.passOn(cohort, deadlineNanos, leaseNanos);
+                }
+
+                @Override
+                public void leave(long waitersElsewhere) {
+                    exit();
+                }
+            };
+        }
+
+        private boolean passOn(PermitCohort cohort, long deadlineNanos, long leaseNanos) {
+            long now = System.nanoTime();
+            if (deadlineNanos - now <= LocalGates.minLeftToPass(leaseNanos)) {
+                return false;
+            }
+            Waiter next;
+            this.lock.lock();
+            try {
+                next = this.waiters.peekFirst();
+                if (next == null
+                        || this.blockNext > this.blockLast
+                        || this.blockSentNanos - next.enqueuedNanos <= 0
+                        || (next.fair && !this.blockFair)
+                        || !cohort.takeHolder(now)) {
+                    return false;
+                }
+                this.waiters.pollFirst();
+                next.admitted = new Entry(this, new PermitHandOff(cohort, this.blockNext++, deadlineNanos, now));
+            } finally {
+                this.lock.unlock();
+            }
+            LockSupport.unpark(next.thread);
+            leave(this);
+            return true;
+        }
+
+        /**
+         * Leaves after the permit was released in Redis or lost, or after contending in vain: the
+         * first queued thread, if any, becomes an occupant and contends in Redis.
+         */
+        void exit() {
+            Waiter next = null;
+            this.lock.lock();
+            try {
+                this.occupants--;
+                if (this.occupants < this.limit) {
+                    next = this.waiters.pollFirst();
+                    if (next != null) {
+                        this.occupants++;
+                        next.admitted = this.contend;
+                    }
+                }
+            } finally {
+                this.lock.unlock();
+            }
+            if (next != null) {
+                LockSupport.unpark(next.thread);
+            }
+            leave(this);
+        }
+
+        @Override
+        public String toString() {
+            return "permit queue '" + this.name + "'";
+        }
+    }
+}
