@@ -33,7 +33,8 @@ import org.redisson.config.Config;
  * in turns and each row is its median trial. Then the same 16 threads split over 2 and 4 JVM
  * processes: each process's share of the permits. Writes {@code docs/benchmarks/semaphores.md}.
  *
- * <p>Arguments: {@code --trial=2s --warmup=1s --trials=3 --out=docs/benchmarks}.
+ * <p>Arguments: {@code --trial=2s --warmup=1s --trials=3 --out=docs/benchmarks}, and {@code
+ * --only=one} (the one-process table) or {@code --only=processes} (the multi-process one).
  */
 public final class SemaphoreBenchmark {
 
@@ -51,16 +52,20 @@ public final class SemaphoreBenchmark {
         Duration warmUp = Duration.ofSeconds(1);
         int trials = 3;
         Path out = Path.of("docs", "benchmarks");
+        String only = "";
         for (String arg : args) {
             String value = arg.substring(arg.indexOf('=') + 1);
             if (arg.startsWith("--trial=")) {
                 trial = Duration.ofMillis(Long.parseLong(value.replace("ms", "").replace("s", "000")));
             } else if (arg.startsWith("--warmup=")) {
-                warmUp = Duration.ofMillis(Long.parseLong(value.replace("ms", "").replace("s", "000")));
+                warmUp =
+                        Duration.ofMillis(Long.parseLong(value.replace("ms", "").replace("s", "000")));
             } else if (arg.startsWith("--trials=")) {
                 trials = Integer.parseInt(value);
             } else if (arg.startsWith("--out=")) {
                 out = Path.of(value);
+            } else if (arg.startsWith("--only=")) {
+                only = value;
             }
         }
         double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
@@ -70,8 +75,9 @@ public final class SemaphoreBenchmark {
             RedissonClient redisson = redisson(server.port());
             List<Scenario> group = scenarios(turnstile, redisson);
             Harness harness = new Harness(server, counting, warmUp, trial, trials);
-            List<Measurement> rows = harness.measureSideBySide(
-                    group, scenario -> scenario.contender().startsWith("Turnstile"));
+            List<Measurement> rows = only.equals("processes")
+                    ? List.of()
+                    : harness.measureSideBySide(group, scenario -> scenario.contender().startsWith("Turnstile"));
             for (Measurement row : rows) {
                 System.out.printf(
                         Locale.ROOT,
@@ -81,9 +87,10 @@ public final class SemaphoreBenchmark {
                         row.commandsPerAcquisition());
             }
             List<ProcessShares> shares = new ArrayList<>();
-            for (boolean fair : new boolean[] {false, true}) {
+            for (boolean fair : only.equals("one") ? new boolean[0] : new boolean[] {false, true}) {
                 for (int processes : new int[] {2, 4}) {
-                    ProcessShares measured = ProcessShares.median(server, processes, fair, trial.multipliedBy(2), trials);
+                    ProcessShares measured =
+                            ProcessShares.median(server, processes, fair, warmUp, trial.multipliedBy(2), trials);
                     System.out.println(measured.markdownRow());
                     shares.add(measured);
                 }
@@ -111,8 +118,7 @@ public final class SemaphoreBenchmark {
         return List.of(
                 new Scenario(group, "Turnstile RedisSemaphore", THREADS, false, t -> turnstile(unfair)),
                 new Scenario(group, "Turnstile RedisSemaphore, fair", THREADS, false, t -> turnstile(fair)),
-                new Scenario(
-                        group, "Redisson RPermitExpirableSemaphore", THREADS, false, t -> redisson(permits)),
+                new Scenario(group, "Redisson RPermitExpirableSemaphore", THREADS, false, t -> redisson(permits)),
                 new Scenario(
                         group,
                         "anchor: java.util.concurrent.Semaphore(5, fair), one process",
@@ -222,7 +228,7 @@ public final class SemaphoreBenchmark {
                 warmUp.toSeconds(),
                 trials,
                 trial.toSeconds()));
-        double turnstile = rate(rows, "Turnstile RedisSemaphore");
+        double turnstile = rows.isEmpty() ? Double.NaN : rate(rows, "Turnstile RedisSemaphore");
         text.append("| contender | acquisitions/s | × Turnstile | Redis commands/acq | round trips/acq | acquire p50 µs"
                 + " | acquire p99 µs | server CPU µs/acq |\n");
         text.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -242,8 +248,8 @@ public final class SemaphoreBenchmark {
                     row.acquireP99Micros(),
                     anchor ? "–" : String.format(Locale.ROOT, "%.1f", row.serverCpuMicrosPerAcquisition())));
         }
-        double fair = rate(rows, "Turnstile RedisSemaphore, fair");
-        double redisson = rate(rows, "Redisson RPermitExpirableSemaphore");
+        double fair = rows.isEmpty() ? Double.NaN : rate(rows, "Turnstile RedisSemaphore, fair");
+        double redisson = rows.isEmpty() ? Double.NaN : rate(rows, "Redisson RPermitExpirableSemaphore");
         text.append(String.format(
                 Locale.ROOT,
                 "%nFair against unfair: %.2f×. Turnstile against Redisson: %.2f× (fair: %.2f×).%n",
@@ -251,11 +257,12 @@ public final class SemaphoreBenchmark {
                 turnstile / redisson,
                 fair / redisson));
         text.append("\n### The same 16 threads over several JVM processes\n\n");
-        text.append("Each process is its own JVM with its own Turnstile and the same share of the threads; the"
-                + " trial is the median of the trials by throughput. \"Shares\" is each process's fraction of"
+        text.append("Each process is its own JVM with its own Turnstile and the same share of the threads; each"
+                + " trial counts after the warm-up, and the row is the median trial by throughput. \"Shares\" is each process's fraction of"
                 + " the acquisitions; \"furthest from even\" is the largest difference from an even share,"
                 + " relative to it.\n\n");
-        text.append("| semaphore | processes × threads | acquisitions/s | Redis commands/acq | shares | furthest from even |\n");
+        text.append(
+                "| semaphore | processes × threads | acquisitions/s | Redis commands/acq | shares | furthest from even |\n");
         text.append("|---|---|---:|---:|---|---:|\n");
         shares.forEach(row -> text.append(row.markdownRow()).append('\n'));
         return text.toString();
@@ -274,20 +281,23 @@ public final class SemaphoreBenchmark {
      *
      * @param shares each process's fraction of the acquisitions
      */
-    record ProcessShares(boolean fair, int processes, double acquisitionsPerSecond, double commandsPerAcquisition, double[] shares) {
+    record ProcessShares(
+            boolean fair, int processes, double acquisitionsPerSecond, double commandsPerAcquisition, double[] shares) {
 
         /** The median of {@code trials} runs, by throughput. */
-        static ProcessShares median(RedisServer server, int processes, boolean fair, Duration duration, int trials)
+        static ProcessShares median(
+                RedisServer server, int processes, boolean fair, Duration warmUp, Duration duration, int trials)
                 throws Exception {
             List<ProcessShares> runs = new ArrayList<>();
             for (int i = 0; i < trials; i++) {
-                runs.add(measure(server, processes, fair, duration));
+                runs.add(measure(server, processes, fair, warmUp, duration));
             }
             runs.sort((a, b) -> Double.compare(a.acquisitionsPerSecond, b.acquisitionsPerSecond));
             return runs.get(runs.size() / 2);
         }
 
-        static ProcessShares measure(RedisServer server, int processes, boolean fair, Duration duration)
+        static ProcessShares measure(
+                RedisServer server, int processes, boolean fair, Duration warmUp, Duration duration)
                 throws Exception {
             int threads = THREADS / processes;
             List<ChildJvm> children = new ArrayList<>();
@@ -304,9 +314,11 @@ public final class SemaphoreBenchmark {
                 for (ChildJvm child : children) {
                     child.awaitLineStartingWith("READY", Duration.ofSeconds(60));
                 }
+                children.forEach(child -> child.send("go"));
+                Thread.sleep(warmUp.toMillis());
                 server.resetStats();
                 long start = System.nanoTime();
-                children.forEach(child -> child.send("go"));
+                children.forEach(child -> child.send("mark"));
                 Thread.sleep(duration.toMillis());
                 children.forEach(child -> child.send("stop"));
                 long[] counts = new long[processes];
@@ -347,8 +359,7 @@ public final class SemaphoreBenchmark {
         String markdownRow() {
             StringBuilder split = new StringBuilder();
             for (double share : this.shares) {
-                split.append(split.isEmpty() ? "" : " / ")
-                        .append(String.format(Locale.ROOT, "%.0f%%", share * 100));
+                split.append(split.isEmpty() ? "" : " / ").append(String.format(Locale.ROOT, "%.0f%%", share * 100));
             }
             return String.format(
                     Locale.ROOT,

@@ -10,7 +10,8 @@ import redis.clients.jedis.JedisPooled;
 /**
  * One process of {@link SemaphoreBenchmark}'s multi-process rows: runs Turnstile's semaphore on
  * {@code threads} threads from "go" on its standard input until "stop", then prints {@code COUNT
- * n}. Arguments: port, semaphore name, permits, threads, fair (true or false).
+ * n}: the grants since "mark" (the end of the warm-up). Arguments: port, semaphore name, permits,
+ * threads, fair (true or false).
  */
 public final class SemaphoreProcessMain {
 
@@ -35,7 +36,9 @@ public final class SemaphoreProcessMain {
             input.readLine();
             workers.start();
             input.readLine();
-            long count = workers.stop();
+            long warmUp = workers.granted();
+            input.readLine();
+            long count = workers.stop() - warmUp;
             System.out.println("COUNT " + count);
         }
         System.exit(0);

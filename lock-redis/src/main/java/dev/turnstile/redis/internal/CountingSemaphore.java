@@ -198,10 +198,16 @@ final class CountingSemaphore implements RedisSemaphore {
         long value = (Long) reply.get(1);
         if (status == 1) {
             long grantedAt = (Long) reply.get(2);
-            boolean queueWasEmpty = !this.fair || (Long) reply.get(3) == 0;
+            // Only a fair grant looks at the queue: an unfair one never lets a fair waiter pass on.
+            boolean queueWasEmpty = this.fair && (Long) reply.get(3) == 0;
             queue.offerTokens(sent, value, holders, queueWasEmpty);
             PermitQueues.PermitCohort cohort = new PermitQueues.PermitCohort(
-                    id, holders, this.deployment.options().cohortMaxAge().toNanos(), sent, grantedAt);
+                    id,
+                    holders,
+                    this.deployment.options().cohortMaxAge().toNanos(),
+                    sent,
+                    grantedAt,
+                    (permitId, leaseNanos) -> reserveTokens(permitId, leaseNanos, holders));
             return WaitLoop.Outcome.granted(ManagedLease.granted(
                     this.deployment.leases(),
                     LeaseKind.SEMAPHORE,
@@ -266,6 +272,33 @@ final class CountingSemaphore implements RedisSemaphore {
                         args,
                         "A permit of semaphore '" + this.name + "'",
                         () -> releaseQuietly(args.get(0)));
+    }
+
+    /**
+     * Renews permit {@code id} for {@code leaseNanos} and reserves {@code holders} fresh tokens for
+     * the local holders it passes to; null if the permit is no longer held.
+     */
+    private PermitQueues.@Nullable Reserved reserveTokens(String id, long leaseNanos, int holders) {
+        Duration lease = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
+        List<String> keys = this.fair
+                ? List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name), keys().semaphoreQueue(this.name))
+                : List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name));
+        long sent = System.nanoTime();
+        List<?> reply = (List<?>) this.deployment
+                .scripts()
+                .eval(
+                        SemaphoreScripts.RESERVE,
+                        "renew a permit of semaphore '" + this.name + "'",
+                        keys,
+                        List.of(
+                                id,
+                                Long.toString(lease.toMillis()),
+                                this.deployment.options().fenceTtlMillis(lease),
+                                Integer.toString(holders)));
+        if ((Long) reply.get(0) != 1) {
+            return null;
+        }
+        return new PermitQueues.Reserved(sent, (Long) reply.get(1), this.fair && (Long) reply.get(3) == 0);
     }
 
     /** A fair waiter that gives up must not keep its place at the head of the queue. */

@@ -38,6 +38,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class PermitQueues {
 
+    /** The longest a release waits for another holder's refresh of the tokens before it goes on. */
+    private static final long REFRESH_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     private final ConcurrentHashMap<String, PermitQueue> queues = new ConcurrentHashMap<>();
 
     /**
@@ -96,6 +99,31 @@ final class PermitQueues {
     record PermitHandOff(PermitCohort cohort, long fencingToken, long keyDeadlineNanos, long handedNanos) {}
 
     /**
+     * Renews a held permit in Redis and reserves fresh tokens for the holders it passes to.
+     */
+    @FunctionalInterface
+    interface TokenRefresh {
+
+        /**
+         * Renews permit {@code permitId} for {@code leaseNanos} and reserves tokens.
+         *
+         * @return the reserved block, or null if the permit is no longer held
+         * @throws RuntimeException if Redis could not be reached
+         */
+        @Nullable
+        Reserved refresh(String permitId, long leaseNanos);
+    }
+
+    /**
+     * Tokens a call to Redis reserved.
+     *
+     * @param sentNanos {@link System#nanoTime()} before the call was sent
+     * @param firstToken the first token issued (the next {@code holders - 1} are reserved)
+     * @param queueWasEmpty whether the call found no waiter in a fair semaphore's Redis queue
+     */
+    record Reserved(long sentNanos, long firstToken, boolean queueWasEmpty) {}
+
+    /**
      * One permit's grant in Redis as it passes between holders of this process: its id, and the
      * bound on how many holders and for how long it serves before it goes back to Redis. Used by one
      * holder at a time (passes go through the queue's lock).
@@ -103,37 +131,46 @@ final class PermitQueues {
     static final class PermitCohort {
 
         private final String permitId;
+        private final int holders;
         private final long sentNanos;
         private final long grantedAtMillis;
         private final long maxAgeNanos;
+        private final TokenRefresh refresh;
         private int holdersLeft;
 
         /**
          * @param permitId the permit's id in Redis
-         * @param holders the most holders this grant serves, the first included
+         * @param holders the most holders this grant serves, the first included; also the tokens
+         *     each grant and each refresh reserves
          * @param maxAgeNanos how long after the acquire was sent the permit may still be passed on
          * @param sentNanos {@link System#nanoTime()} before the acquire was sent
          * @param grantedAtMillis the server's clock at the grant
+         * @param refresh renews the permit and reserves fresh tokens when those at hand cannot serve
+         *     the next waiter
          */
-        PermitCohort(String permitId, int holders, long maxAgeNanos, long sentNanos, long grantedAtMillis) {
+        PermitCohort(
+                String permitId,
+                int holders,
+                long maxAgeNanos,
+                long sentNanos,
+                long grantedAtMillis,
+                TokenRefresh refresh) {
             this.permitId = permitId;
+            this.holders = holders;
             this.holdersLeft = holders - 1;
             this.maxAgeNanos = maxAgeNanos;
             this.sentNanos = sentNanos;
             this.grantedAtMillis = grantedAtMillis;
+            this.refresh = refresh;
         }
 
         String permitId() {
             return this.permitId;
         }
 
-        /** Counts one more holder, if the grant may still serve one at {@code nowNanos}. */
-        boolean takeHolder(long nowNanos) {
-            if (this.holdersLeft <= 0 || nowNanos - this.sentNanos > this.maxAgeNanos) {
-                return false;
-            }
-            this.holdersLeft--;
-            return true;
+        /** Whether the grant may still serve one more holder at {@code nowNanos}. */
+        boolean mayServe(long nowNanos) {
+            return this.holdersLeft > 0 && nowNanos - this.sentNanos <= this.maxAgeNanos;
         }
 
         /** The server's clock at {@code nowNanos}, never earlier than the truth (see {@code Cohort}). */
@@ -175,6 +212,10 @@ final class PermitQueues {
         private long blockLast;
         /** Whether the block's grant found the Redis queue of a fair semaphore empty. */
         private boolean blockFair;
+        /** Whether a holder is reserving fresh tokens in Redis; {@link #refreshed} is signalled when done. */
+        private boolean refreshing;
+
+        private final java.util.concurrent.locks.Condition refreshed = this.lock.newCondition();
         /** The entry of a thread that becomes an occupant and contends in Redis. */
         private final Entry contend = new Entry(this, null);
 
@@ -272,28 +313,108 @@ final class PermitQueues {
 
         private boolean passOn(PermitCohort cohort, long deadlineNanos, long leaseNanos) {
             long now = System.nanoTime();
-            if (deadlineNanos - now <= LocalGates.minLeftToPass(leaseNanos)) {
+            if (deadlineNanos - now <= LocalGates.minLeftToPass(leaseNanos) || !cohort.mayServe(now)) {
                 return false;
             }
-            Waiter next;
-            this.lock.lock();
-            try {
-                next = this.waiters.peekFirst();
-                if (next == null
-                        || this.blockNext > this.blockLast
-                        || this.blockSentNanos - next.enqueuedNanos <= 0
-                        || (next.fair && !this.blockFair)
-                        || !cohort.takeHolder(now)) {
+            long keyDeadline = deadlineNanos;
+            boolean refreshed = false;
+            for (int round = 0; round < 3; round++) {
+                Waiter next;
+                this.lock.lock();
+                try {
+                    next = this.waiters.peekFirst();
+                    if (next == null) {
+                        return false;
+                    }
+                    if (hasTokensFor(next)) {
+                        now = System.nanoTime();
+                        if (!cohort.mayServe(now)) {
+                            return false;
+                        }
+                        cohort.holdersLeft--;
+                        this.waiters.pollFirst();
+                        next.admitted =
+                                new Entry(this, new PermitHandOff(cohort, this.blockNext++, keyDeadline, now));
+                    } else {
+                        next = null;
+                    }
+                } finally {
+                    this.lock.unlock();
+                }
+                if (next != null) {
+                    LockSupport.unpark(next.thread);
+                    leave(this);
+                    return true;
+                }
+                if (refreshed) {
                     return false;
                 }
-                this.waiters.pollFirst();
-                next.admitted = new Entry(this, new PermitHandOff(cohort, this.blockNext++, deadlineNanos, now));
+                if (awaitOtherRefresh()) {
+                    // Another holder reserved fresh tokens meanwhile: try them before calling Redis.
+                    continue;
+                }
+                // The tokens at hand are older than the next waiter (or used up): one call renews the
+                // permit and reserves fresh ones, instead of a release, a wake-up and a fresh acquire.
+                Reserved reserved;
+                try {
+                    reserved = cohort.refresh.refresh(cohort.permitId, leaseNanos);
+                } catch (RuntimeException unreachable) {
+                    return false; // the release that follows reports what it finds
+                } finally {
+                    endRefresh();
+                }
+                if (reserved == null) {
+                    return false; // gone from Redis: the release that follows reports the loss
+                }
+                refreshed = true;
+                keyDeadline = Math.max(deadlineNanos, reserved.sentNanos() + leaseNanos);
+                offerTokens(reserved.sentNanos(), reserved.firstToken(), cohort.holders, reserved.queueWasEmpty());
+            }
+            return false;
+        }
+
+        /**
+         * Waits while another holder's refresh is in flight (one at a time serves every waiter queued
+         * before it was sent), at most {@link #REFRESH_WAIT_NANOS}.
+         *
+         * @return true if one was in flight (the caller looks again); false if none was, and this
+         *     thread's refresh is now the one in flight (end it with {@link #endRefresh})
+         */
+        private boolean awaitOtherRefresh() {
+            this.lock.lock();
+            try {
+                if (!this.refreshing) {
+                    this.refreshing = true;
+                    return false;
+                }
+                long left = REFRESH_WAIT_NANOS;
+                while (this.refreshing && left > 0) {
+                    left = this.refreshed.awaitNanos(left);
+                }
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // kept for the caller; this release goes on
+                return true;
             } finally {
                 this.lock.unlock();
             }
-            LockSupport.unpark(next.thread);
-            leave(this);
-            return true;
+        }
+
+        private void endRefresh() {
+            this.lock.lock();
+            try {
+                this.refreshing = false;
+                this.refreshed.signalAll();
+            } finally {
+                this.lock.unlock();
+            }
+        }
+
+        /** Whether the block at hand has a token for {@code next}. Call under the lock. */
+        private boolean hasTokensFor(Waiter next) {
+            return this.blockNext <= this.blockLast
+                    && this.blockSentNanos - next.enqueuedNanos > 0
+                    && (!next.fair || this.blockFair);
         }
 
         /**

@@ -101,6 +101,26 @@ final class SemaphoreScripts {
             """);
 
     /**
+     * Renews a held permit and reserves fresh fencing tokens for the holders of this process it
+     * passes to: used when the tokens reserved before are used up or older than the next waiter.
+     * KEYS: holders, fence, and for a fair semaphore its queue. ARGV: permit id, lease ms, fence ttl
+     * ms, tokens to reserve. Returns {@code {1, first token, server time ms, waiters in the queue}}, or
+     * {@code {0}} if the permit is no longer held (never re-adds one that expired).
+     */
+    static final LuaScript RESERVE = LuaScript.of(NOW + FencingCounter.LUA + """
+            local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+            if not expiry or tonumber(expiry) <= now then return {0} end
+            redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+            if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+              redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            end
+            local token = fence_issue(KEYS[2], tonumber(ARGV[4]), ARGV[3])
+            local queued = 0
+            if KEYS[3] then queued = redis.call('ZCARD', KEYS[3]) end
+            return {1, token, now, queued}
+            """);
+
+    /**
      * KEYS: queue, alive. ARGV: permit id, release channel, PUBLISH or SPUBLISH. Leaves the fair queue (timeout,
      * interrupt, error) and wakes the waiters behind, who may now be at the head.
      */
