@@ -26,6 +26,12 @@ final class CountingSemaphore implements RedisSemaphore {
 
     private static final Logger log = LoggerFactory.getLogger(CountingSemaphore.class);
 
+    /**
+     * How long a thread let in by a release that another process was told of waits for that
+     * process to take the permit before it tries (the lock cohort's head start).
+     */
+    private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     /** How long a fair waiter keeps its place without calling again (it calls at least every 1.7 s). */
     private static final Duration WAITER_TTL = Duration.ofSeconds(5);
 
@@ -108,11 +114,13 @@ final class CountingSemaphore implements RedisSemaphore {
             releaseQuietly(handOff.cohort().permitId());
         }
         String id = this.deployment.leases().newOwnerToken();
+        long remaining = deadline - System.nanoTime();
+        long courtesy = remaining > 0 && entry.yieldFirst() ? Math.min(COURTESY_NANOS, remaining) : 0;
         ManagedLease lease = Acquisition.await(
                 this.deployment.signals(),
                 keys().semaphoreChannel(this.name),
                 deadline,
-                0,
+                courtesy,
                 () -> attempt(id, fixed, waits, queue),
                 () -> {
                     leaveQueue(id);
@@ -281,7 +289,8 @@ final class CountingSemaphore implements RedisSemaphore {
     private PermitQueues.@Nullable Reserved reserveTokens(String id, long leaseNanos, int holders) {
         Duration lease = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
         List<String> keys = this.fair
-                ? List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name), keys().semaphoreQueue(this.name))
+                ? List.of(
+                        keys().semaphore(this.name), keys().semaphoreFence(this.name), keys().semaphoreQueue(this.name))
                 : List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name));
         long sent = System.nanoTime();
         List<?> reply = (List<?>) this.deployment

@@ -84,8 +84,10 @@ final class PermitQueues {
      * @param queue the queue; the thread is one of its occupants until it passes its permit on or
      *     leaves
      * @param handOff the permit passed to it by a local holder, or null: contend in Redis
+     * @param yieldFirst whether another process was told of the release that let this thread in:
+     *     let it try first
      */
-    record Entry(PermitQueue queue, @Nullable PermitHandOff handOff) {}
+    record Entry(PermitQueue queue, @Nullable PermitHandOff handOff, boolean yieldFirst) {}
 
     /**
      * A permit passed to the next local holder.
@@ -201,6 +203,8 @@ final class PermitQueues {
         private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(4);
         /** Threads holding a permit or contending for one in Redis. */
         private int occupants;
+        /** Of the occupants, those holding a permit. */
+        private int holding;
         /** The limit the last thread to enter asked for. */
         private int limit = 1;
         /** Guarded by the map's compute: threads inside or queued. */
@@ -217,7 +221,7 @@ final class PermitQueues {
 
         private final java.util.concurrent.locks.Condition refreshed = this.lock.newCondition();
         /** The entry of a thread that becomes an occupant and contends in Redis. */
-        private final Entry contend = new Entry(this, null);
+        private final Entry contend = new Entry(this, null, false);
 
         private PermitQueue(String name) {
             this.name = name;
@@ -298,6 +302,12 @@ final class PermitQueues {
          * the lease releases in Redis and leaves.
          */
         LocalPlace place(PermitCohort cohort) {
+            this.lock.lock();
+            try {
+                this.holding++;
+            } finally {
+                this.lock.unlock();
+            }
             return new LocalPlace() {
                 @Override
                 public boolean passOn(long deadlineNanos, long leaseNanos) {
@@ -306,7 +316,7 @@ final class PermitQueues {
 
                 @Override
                 public void leave(long waitersElsewhere) {
-                    exit();
+                    exit(true, waitersElsewhere);
                 }
             };
         }
@@ -332,9 +342,10 @@ final class PermitQueues {
                             return false;
                         }
                         cohort.holdersLeft--;
+                        this.holding--; // the next holder's place counts it again
                         this.waiters.pollFirst();
                         next.admitted =
-                                new Entry(this, new PermitHandOff(cohort, this.blockNext++, keyDeadline, now));
+                                new Entry(this, new PermitHandOff(cohort, this.blockNext++, keyDeadline, now), false);
                     } else {
                         next = null;
                     }
@@ -418,19 +429,35 @@ final class PermitQueues {
         }
 
         /**
-         * Leaves after the permit was released in Redis or lost, or after contending in vain: the
-         * first queued thread, if any, becomes an occupant and contends in Redis.
+         * Leaves after contending in vain (no grant in time, an interrupt, a failure): the first
+         * queued thread, if any, becomes an occupant and contends in Redis.
          */
         void exit() {
+            exit(false, -1);
+        }
+
+        /**
+         * Leaves: the first queued thread, if any, becomes an occupant and contends in Redis.
+         *
+         * @param held whether this occupant held a permit (released in Redis, or lost)
+         * @param told the subscribers told of the release (-1 unknown): when another process was
+         *     among them, the next occupant lets it try first
+         */
+        private void exit(boolean held, long told) {
             Waiter next = null;
             this.lock.lock();
             try {
                 this.occupants--;
+                if (held) {
+                    this.holding--;
+                }
                 if (this.occupants < this.limit) {
                     next = this.waiters.pollFirst();
                     if (next != null) {
+                        // This process's own contenders, waiting in Redis, were told too (once).
+                        long elsewhere = told - (this.occupants > this.holding ? 1 : 0);
                         this.occupants++;
-                        next.admitted = this.contend;
+                        next.admitted = elsewhere > 0 ? new Entry(this, null, true) : this.contend;
                     }
                 }
             } finally {
