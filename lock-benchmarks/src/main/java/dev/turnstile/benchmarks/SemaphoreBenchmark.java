@@ -31,7 +31,8 @@ import org.redisson.config.Config;
  * RPermitExpirableSemaphore} (leased like Turnstile's), and two in-process anchors (a fair {@code
  * java.util.concurrent.Semaphore} of 5 and a fair {@code ReentrantLock}'s hand-off). The trials run
  * in turns and each row is its median trial. Then the same 16 threads split over 2 and 4 JVM
- * processes: each process's share of the permits. Writes {@code docs/benchmarks/semaphores.md}.
+ * processes: each process's share of the permits. Writes {@code docs/benchmarks/semaphores.md}, and
+ * the same tables into {@code docs/benchmarks.md} between its semaphore-table markers.
  *
  * <p>Arguments: {@code --trial=2s --warmup=1s --trials=3 --out=docs/benchmarks}, and {@code
  * --only=one} (the one-process table) or {@code --only=processes} (the multi-process one).
@@ -101,6 +102,15 @@ public final class SemaphoreBenchmark {
             Files.createDirectories(out);
             Files.writeString(out.resolve("semaphores.md"), markdown);
             System.out.println("Wrote " + out.resolve("semaphores.md"));
+            Path summary = out.toAbsolutePath().getParent().resolve("benchmarks.md");
+            if (Files.exists(summary)) {
+                String text = Files.readString(summary);
+                String updated = replaceBetweenMarkers(text, markdown.substring(markdown.indexOf('\n') + 1).strip());
+                if (!updated.equals(text)) {
+                    Files.writeString(summary, updated);
+                    System.out.println("Updated the semaphore table in " + summary);
+                }
+            }
             turnstile.close();
             redisson.shutdown();
             counting.client().close();
@@ -266,6 +276,19 @@ public final class SemaphoreBenchmark {
         text.append("|---|---|---:|---:|---|---:|\n");
         shares.forEach(row -> text.append(row.markdownRow()).append('\n'));
         return text.toString();
+    }
+
+    static final String BEGIN = "<!-- semaphore table: written by SemaphoreBenchmark -->";
+    static final String END = "<!-- end of the semaphore table -->";
+
+    /** Replaces what stands between {@link #BEGIN} and {@link #END} in {@code text}, if both are there. */
+    static String replaceBetweenMarkers(String text, String table) {
+        int begin = text.indexOf(BEGIN);
+        int end = text.indexOf(END);
+        if (begin < 0 || end < begin) {
+            return text;
+        }
+        return text.substring(0, begin + BEGIN.length()) + "\n\n" + table + "\n\n" + text.substring(end);
     }
 
     private static double rate(List<Measurement> rows, String contender) {

@@ -23,18 +23,22 @@ import org.jspecify.annotations.Nullable;
  *   <li>the permit's grant in Redis has served fewer than the cohort's holders and is younger than
  *       its age ({@code lockCohort}, 32 holders and 20 ms by default), so other processes get their
  *       turn;
- *   <li>a fencing token is left in the freshest block a grant of this semaphore reserved in this
- *       process, and that grant was sent <em>after</em> the waiter began to wait: every token any
- *       process got before the waiter asked is below the block, so tokens still increase with real
- *       time (a hold asked for after another was granted gets the larger token), also while other
- *       processes hold permits of the same semaphore;
+ *   <li>a fencing token is left in the freshest block a call of this process reserved (each grant
+ *       reserves the cohort's holders, and the counter continues above), and that call was sent
+ *       <em>after</em> the waiter began to wait: every token any process got before the waiter
+ *       asked is below the block, so tokens still increase with real time (a hold asked for after
+ *       another was granted gets the larger token), also while other processes hold permits of the
+ *       same semaphore. When the block at hand cannot serve the waiter, the releasing holder makes
+ *       one call that renews its permit and reserves a fresh block (one such call at a time per
+ *       semaphore; the others wait for it, up to 50 ms) instead of a release and a new acquire;
  *   <li>for a fair waiter: that grant also found the Redis queue empty, so no waiter of another
  *       process queued in Redis is overtaken by one that came after it.
  * </ul>
  *
  * <p>Otherwise the permit is released in Redis and the first queued thread becomes an occupant and
- * contends there. The count of holders in the whole deployment is Redis's: a pass never adds a
- * holder, it replaces one.
+ * contends there; when the release told another process (a subscriber other than this process's own
+ * contenders), that thread lets it try first. The count of holders in the whole deployment is
+ * Redis's: a pass never adds a holder, it replaces one.
  */
 final class PermitQueues {
 
