@@ -1,6 +1,7 @@
 package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.LeaseKind;
+import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.SemaphoreFullException;
 import dev.turnstile.redis.semaphore.Permit;
 import dev.turnstile.redis.semaphore.PermitHolder;
@@ -292,22 +293,35 @@ final class CountingSemaphore implements RedisSemaphore {
                 ? List.of(
                         keys().semaphore(this.name), keys().semaphoreFence(this.name), keys().semaphoreQueue(this.name))
                 : List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name));
+        String operation = "renew a permit of semaphore '" + this.name + "'";
+        List<String> args = List.of(
+                id,
+                Long.toString(lease.toMillis()),
+                this.deployment.options().fenceTtlMillis(lease),
+                Integer.toString(holders));
         long sent = System.nanoTime();
-        List<?> reply = (List<?>) this.deployment
-                .scripts()
-                .eval(
-                        SemaphoreScripts.RESERVE,
-                        "renew a permit of semaphore '" + this.name + "'",
-                        keys,
-                        List.of(
-                                id,
-                                Long.toString(lease.toMillis()),
-                                this.deployment.options().fenceTtlMillis(lease),
-                                Integer.toString(holders)));
+        List<?> reply;
+        int minReplicas = this.deployment.options().minReplicas();
+        if (minReplicas > 0) {
+            // The reserved tokens must survive a failover, as a grant's do: else no pass.
+            ScriptRunner.Replicated replicated =
+                    this.deployment.scripts().evalReplicated(SemaphoreScripts.RESERVE, operation, keys, args);
+            reply = (List<?>) replicated.reply();
+            if (replicated.replicas() < minReplicas) {
+                throw new RedisUnavailableException(
+                        "Fresh fencing tokens of semaphore '" + this.name + "' reached only " + replicated.replicas()
+                                + " of the " + minReplicas + " replicas required (minReplicas); the permit goes back"
+                                + " to Redis instead of passing on",
+                        new IllegalStateException("WAIT " + minReplicas + " answered " + replicated.replicas()));
+            }
+        } else {
+            reply = (List<?>) this.deployment.scripts().eval(SemaphoreScripts.RESERVE, operation, keys, args);
+        }
         if ((Long) reply.get(0) != 1) {
             return null;
         }
-        return new PermitQueues.Reserved(sent, (Long) reply.get(1), this.fair && (Long) reply.get(3) == 0);
+        return new PermitQueues.Reserved(
+                sent, sent + lease.toNanos(), (Long) reply.get(1), this.fair && (Long) reply.get(3) == 0);
     }
 
     /** A fair waiter that gives up must not keep its place at the head of the queue. */

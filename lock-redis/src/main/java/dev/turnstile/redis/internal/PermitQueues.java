@@ -124,10 +124,11 @@ final class PermitQueues {
      * Tokens a call to Redis reserved.
      *
      * @param sentNanos {@link System#nanoTime()} before the call was sent
+     * @param liveUntilNanos the latest moment the renewed permit is known to live in Redis
      * @param firstToken the first token issued (the next {@code holders - 1} are reserved)
      * @param queueWasEmpty whether the call found no waiter in a fair semaphore's Redis queue
      */
-    record Reserved(long sentNanos, long firstToken, boolean queueWasEmpty) {}
+    record Reserved(long sentNanos, long liveUntilNanos, long firstToken, boolean queueWasEmpty) {}
 
     /**
      * One permit's grant in Redis as it passes between holders of this process: its id, and the
@@ -382,7 +383,7 @@ final class PermitQueues {
                     return false; // gone from Redis: the release that follows reports the loss
                 }
                 refreshed = true;
-                keyDeadline = Math.max(deadlineNanos, reserved.sentNanos() + leaseNanos);
+                keyDeadline = Math.max(deadlineNanos, reserved.liveUntilNanos());
                 offerTokens(reserved.sentNanos(), reserved.firstToken(), cohort.holders, reserved.queueWasEmpty());
             }
             return false;
