@@ -1,7 +1,6 @@
 package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.LeaseKind;
-import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.SemaphoreFullException;
 import dev.turnstile.redis.semaphore.Permit;
 import dev.turnstile.redis.semaphore.PermitHolder;
@@ -285,7 +284,8 @@ final class CountingSemaphore implements RedisSemaphore {
 
     /**
      * Renews permit {@code id} for {@code leaseNanos} and reserves {@code holders} fresh tokens for
-     * the local holders it passes to; null if the permit is no longer held.
+     * the local holders it passes to; null if the permit is no longer held or, under {@code
+     * minReplicas}, the tokens reached too few replicas (a failover could lose them).
      */
     private PermitQueues.@Nullable Reserved reserveTokens(String id, long leaseNanos, int holders) {
         Duration lease = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
@@ -308,11 +308,7 @@ final class CountingSemaphore implements RedisSemaphore {
                     this.deployment.scripts().evalReplicated(SemaphoreScripts.RESERVE, operation, keys, args);
             reply = (List<?>) replicated.reply();
             if (replicated.replicas() < minReplicas) {
-                throw new RedisUnavailableException(
-                        "Fresh fencing tokens of semaphore '" + this.name + "' reached only " + replicated.replicas()
-                                + " of the " + minReplicas + " replicas required (minReplicas); the permit goes back"
-                                + " to Redis instead of passing on",
-                        new IllegalStateException("WAIT " + minReplicas + " answered " + replicated.replicas()));
+                return null; // the permit goes back to Redis instead of passing on with those tokens
             }
         } else {
             reply = (List<?>) this.deployment.scripts().eval(SemaphoreScripts.RESERVE, operation, keys, args);

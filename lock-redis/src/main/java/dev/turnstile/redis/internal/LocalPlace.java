@@ -26,6 +26,8 @@ interface LocalPlace {
      * @param deadlineNanos the lease's local deadline: the grant lives in Redis at least until then
      * @param leaseNanos the lease's time
      * @return whether it was passed on: the lease then never uses its grant again
+     * @throws dev.turnstile.redis.TurnstileException if passing on needed a call to Redis (a
+     *     semaphore permit's fresh tokens) that failed: the release fails with it
      */
     boolean passOn(long deadlineNanos, long leaseNanos);
 

@@ -113,8 +113,10 @@ final class PermitQueues {
         /**
          * Renews permit {@code permitId} for {@code leaseNanos} and reserves tokens.
          *
-         * @return the reserved block, or null if the permit is no longer held
-         * @throws RuntimeException if Redis could not be reached
+         * @return the reserved block, or null if the permit is not to be passed on (no longer held,
+         *     or the tokens reached too few replicas)
+         * @throws dev.turnstile.redis.TurnstileException if Redis could not be reached: the release
+         *     fails with it
          */
         @Nullable
         Reserved refresh(String permitId, long leaseNanos);
@@ -373,9 +375,9 @@ final class PermitQueues {
                 // permit and reserves fresh ones, instead of a release, a wake-up and a fresh acquire.
                 Reserved reserved;
                 try {
+                    // Unreachable: the release fails as one sent to Redis would, at once, and the
+                    // permit expires by its lease (a second call would only delay the verdict).
                     reserved = cohort.refresh.refresh(cohort.permitId, leaseNanos);
-                } catch (RuntimeException unreachable) {
-                    return false; // the release that follows reports what it finds
                 } finally {
                     endRefresh();
                 }
