@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *       another was granted gets the larger token), also while other processes hold permits of the
  *       same semaphore. When the block at hand cannot serve the waiter, the releasing holder makes
  *       one call that renews its permit and reserves a fresh block (one such call at a time per
- *       semaphore; the others wait for it, up to 50 ms) instead of a release and a new acquire;
+ *       semaphore; the others wait for it, up to 20 ms, and then pass on with its tokens or release in Redis) instead of a release and a new acquire;
  *   <li>for a fair waiter: that grant also found the Redis queue empty, so no waiter of another
  *       process queued in Redis is overtaken by one that came after it.
  * </ul>
@@ -43,7 +43,7 @@ import org.jspecify.annotations.Nullable;
 final class PermitQueues {
 
     /** The longest a release waits for another holder's refresh of the tokens before it goes on. */
-    private static final long REFRESH_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long REFRESH_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final ConcurrentHashMap<String, PermitQueue> queues = new ConcurrentHashMap<>();
 
@@ -334,8 +334,9 @@ final class PermitQueues {
                 return false;
             }
             long keyDeadline = deadlineNanos;
+            // At most one look after new tokens came (this thread's refresh, or another's it waited for).
             boolean refreshed = false;
-            for (int round = 0; round < 3; round++) {
+            for (int round = 0; round < 2; round++) {
                 Waiter next;
                 this.lock.lock();
                 try {
@@ -368,7 +369,8 @@ final class PermitQueues {
                     return false;
                 }
                 if (awaitOtherRefresh()) {
-                    // Another holder reserved fresh tokens meanwhile: try them before calling Redis.
+                    // Another holder reserved fresh tokens meanwhile: try them, never a call of its own.
+                    refreshed = true;
                     continue;
                 }
                 // The tokens at hand are older than the next waiter (or used up): one call renews the
