@@ -21,6 +21,10 @@ import org.slf4j.LoggerFactory;
  * limit} of them hold or contend in Redis, and a holder that releases while others queue may pass
  * its permit to the first of them without a Redis round trip, under the bounds and conditions
  * {@link PermitQueues} states. A try that does not wait goes to Redis at once.
+ *
+ * <p>A fair semaphore never queues in the process and never passes a permit on locally: each of
+ * its waiters takes its ticket in Redis's queue on arrival and is granted in ticket order, so
+ * arrival order holds across processes.
  */
 final class CountingSemaphore implements RedisSemaphore {
 
@@ -92,9 +96,22 @@ final class CountingSemaphore implements RedisSemaphore {
         long start = System.nanoTime();
         long deadline = start + wait.toNanos();
         boolean waits = !wait.isZero();
+        if (this.fair) {
+            // Strict arrival order across processes: every waiter queues in Redis, none here.
+            String id = this.deployment.leases().newOwnerToken();
+            ManagedLease lease = Acquisition.await(
+                    this.deployment.signals(),
+                    keys().semaphoreChannel(this.name),
+                    deadline,
+                    0,
+                    () -> attempt(id, fixed, waits, null),
+                    () -> leaveQueue(id),
+                    () -> interrupted(start));
+            return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
+        }
         PermitQueues.Entry entry;
         try {
-            entry = this.queues.enter(this.name, this.limit, this.fair, waits, deadline);
+            entry = this.queues.enter(this.name, this.limit, waits, deadline);
         } catch (InterruptedException e) {
             throw interrupted(start);
         }
@@ -186,13 +203,19 @@ final class CountingSemaphore implements RedisSemaphore {
         return "RedisSemaphore['" + this.name + "', limit " + this.limit + (this.fair ? ", fair" : "") + "]";
     }
 
+    /**
+     * One try in Redis.
+     *
+     * @param queue this process's queue of the semaphore, whose place the lease takes; null for a
+     *     fair semaphore (no local queue, no local pass)
+     */
     private WaitLoop.Outcome<ManagedLease> attempt(
-            String id, @Nullable Duration leaseTime, boolean staysQueued, PermitQueues.PermitQueue queue) {
+            String id, @Nullable Duration leaseTime, boolean staysQueued, PermitQueues.@Nullable PermitQueue queue) {
         Duration lease =
                 leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
-        // Every grant reserves tokens for the holders its permit may pass to (read once: the script
-        // and the cohort must agree).
-        int holders = this.deployment.options().cohortHolders();
+        // Every grant that may pass on reserves tokens for the holders its permit may pass to (read
+        // once: the script and the cohort must agree).
+        int holders = queue == null ? 1 : this.deployment.options().cohortHolders();
         long sent = System.nanoTime();
         List<?> reply;
         try {
@@ -206,16 +229,17 @@ final class CountingSemaphore implements RedisSemaphore {
         long value = (Long) reply.get(1);
         if (status == 1) {
             long grantedAt = (Long) reply.get(2);
-            // Only a fair grant looks at the queue: an unfair one never lets a fair waiter pass on.
-            boolean queueWasEmpty = this.fair && (Long) reply.get(3) == 0;
-            queue.offerTokens(sent, value, holders, queueWasEmpty);
-            PermitQueues.PermitCohort cohort = new PermitQueues.PermitCohort(
-                    id,
-                    holders,
-                    this.deployment.options().cohortMaxAge().toNanos(),
-                    sent,
-                    grantedAt,
-                    (permitId, leaseNanos) -> reserveTokens(permitId, leaseNanos, holders));
+            LocalPlace place = LocalPlace.NONE;
+            if (queue != null) {
+                queue.offerTokens(sent, value, holders);
+                place = queue.place(new PermitQueues.PermitCohort(
+                        id,
+                        holders,
+                        this.deployment.options().cohortMaxAge().toNanos(),
+                        sent,
+                        grantedAt,
+                        (permitId, leaseNanos) -> reserveTokens(permitId, leaseNanos, holders)));
+            }
             return WaitLoop.Outcome.granted(ManagedLease.granted(
                     this.deployment.leases(),
                     LeaseKind.SEMAPHORE,
@@ -225,7 +249,7 @@ final class CountingSemaphore implements RedisSemaphore {
                     leaseTime == null,
                     sent,
                     new PermitGrant(this.deployment, this.name, id, grantedAt),
-                    queue.place(cohort)));
+                    place));
         }
         long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
         // A fair waiter with others ahead sleeps through the releases that go to them.
@@ -289,10 +313,7 @@ final class CountingSemaphore implements RedisSemaphore {
      */
     private PermitQueues.@Nullable Reserved reserveTokens(String id, long leaseNanos, int holders) {
         Duration lease = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
-        List<String> keys = this.fair
-                ? List.of(
-                        keys().semaphore(this.name), keys().semaphoreFence(this.name), keys().semaphoreQueue(this.name))
-                : List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name));
+        List<String> keys = List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name));
         String operation = "renew a permit of semaphore '" + this.name + "'";
         List<String> args = List.of(
                 id,
@@ -316,8 +337,7 @@ final class CountingSemaphore implements RedisSemaphore {
         if ((Long) reply.get(0) != 1) {
             return null;
         }
-        return new PermitQueues.Reserved(
-                sent, sent + lease.toNanos(), (Long) reply.get(1), this.fair && (Long) reply.get(3) == 0);
+        return new PermitQueues.Reserved(sent, sent + lease.toNanos(), (Long) reply.get(1));
     }
 
     /** A fair waiter that gives up must not keep its place at the head of the queue. */

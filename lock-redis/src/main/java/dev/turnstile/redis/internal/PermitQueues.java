@@ -30,10 +30,13 @@ import org.jspecify.annotations.Nullable;
  *       another was granted gets the larger token), also while other processes hold permits of the
  *       same semaphore. When the block at hand cannot serve the waiter, the releasing holder makes
  *       one call that renews its permit and reserves a fresh block (one such call at a time per
- *       semaphore; the others wait for it, up to 20 ms, and then pass on with its tokens or release in Redis) instead of a release and a new acquire;
- *   <li>for a fair waiter: that grant also found the Redis queue empty, so no waiter of another
- *       process queued in Redis is overtaken by one that came after it.
+ *       semaphore; the others wait for it, up to 20 ms, and then pass on with its tokens or release
+ *       in Redis) instead of a release and a new acquire.
  * </ul>
+ *
+ * <p>Only an unfair semaphore queues here. A fair one keeps strict arrival order across processes,
+ * so each of its waiters takes its ticket in Redis's queue on arrival and is served by Redis: it
+ * never queues in the process and never receives a permit passed on locally.
  *
  * <p>Otherwise the permit is released in Redis and the first queued thread becomes an occupant and
  * contends there; when the release told another process (a subscriber other than this process's own
@@ -56,7 +59,7 @@ final class PermitQueues {
      * @throws InterruptedException if interrupted while queued (nothing is held then)
      */
     @Nullable
-    Entry enter(String name, int limit, boolean fair, boolean waits, long deadlineNanos) throws InterruptedException {
+    Entry enter(String name, int limit, boolean waits, long deadlineNanos) throws InterruptedException {
         PermitQueue queue = this.queues.compute(name, (key, existing) -> {
             PermitQueue entered = existing != null ? existing : new PermitQueue(key);
             entered.users++;
@@ -64,7 +67,7 @@ final class PermitQueues {
         });
         Entry entry = null;
         try {
-            entry = queue.await(limit, fair, waits, deadlineNanos);
+            entry = queue.await(limit, waits, deadlineNanos);
             return entry;
         } finally {
             if (entry == null) {
@@ -128,9 +131,8 @@ final class PermitQueues {
      * @param sentNanos {@link System#nanoTime()} before the call was sent
      * @param liveUntilNanos the latest moment the renewed permit is known to live in Redis
      * @param firstToken the first token issued (the next {@code holders - 1} are reserved)
-     * @param queueWasEmpty whether the call found no waiter in a fair semaphore's Redis queue
      */
-    record Reserved(long sentNanos, long liveUntilNanos, long firstToken, boolean queueWasEmpty) {}
+    record Reserved(long sentNanos, long liveUntilNanos, long firstToken) {}
 
     /**
      * One permit's grant in Redis as it passes between holders of this process: its id, and the
@@ -193,13 +195,8 @@ final class PermitQueues {
 
         final Thread thread = Thread.currentThread();
         final long enqueuedNanos = System.nanoTime();
-        final boolean fair;
         /** Set under the queue's lock when the waiter is let in; null while it waits. */
         volatile @Nullable Entry admitted;
-
-        Waiter(boolean fair) {
-            this.fair = fair;
-        }
     }
 
     /** One semaphore's queue in this process. */
@@ -221,8 +218,6 @@ final class PermitQueues {
 
         private long blockNext = 1;
         private long blockLast;
-        /** Whether the block's grant found the Redis queue of a fair semaphore empty. */
-        private boolean blockFair;
         /** Whether a holder is reserving fresh tokens in Redis; {@link #refreshed} is signalled when done. */
         private boolean refreshing;
 
@@ -234,8 +229,7 @@ final class PermitQueues {
             this.name = name;
         }
 
-        private @Nullable Entry await(int limit, boolean fair, boolean waits, long deadlineNanos)
-                throws InterruptedException {
+        private @Nullable Entry await(int limit, boolean waits, long deadlineNanos) throws InterruptedException {
             Waiter waiter;
             this.lock.lock();
             try {
@@ -244,7 +238,7 @@ final class PermitQueues {
                     this.occupants++;
                     return this.contend;
                 }
-                waiter = new Waiter(fair);
+                waiter = new Waiter();
                 this.waiters.addLast(waiter);
             } finally {
                 this.lock.unlock();
@@ -283,10 +277,8 @@ final class PermitQueues {
          * Records the tokens a grant reserved beyond its own: the first {@code holders - 1} after
          * {@code firstToken}. Kept if its acquire was sent after the block held now (or that one is
          * used up).
-         *
-         * @param queueWasEmpty whether the grant found no waiter in a fair semaphore's Redis queue
          */
-        void offerTokens(long sentNanos, long firstToken, int holders, boolean queueWasEmpty) {
+        void offerTokens(long sentNanos, long firstToken, int holders) {
             if (holders <= 1) {
                 return;
             }
@@ -296,7 +288,6 @@ final class PermitQueues {
                     this.blockSentNanos = sentNanos;
                     this.blockNext = firstToken + 1;
                     this.blockLast = firstToken + holders - 1;
-                    this.blockFair = queueWasEmpty;
                 }
             } finally {
                 this.lock.unlock();
@@ -388,7 +379,7 @@ final class PermitQueues {
                 }
                 refreshed = true;
                 keyDeadline = Math.max(deadlineNanos, reserved.liveUntilNanos());
-                offerTokens(reserved.sentNanos(), reserved.firstToken(), cohort.holders, reserved.queueWasEmpty());
+                offerTokens(reserved.sentNanos(), reserved.firstToken(), cohort.holders);
             }
             return false;
         }
@@ -432,9 +423,7 @@ final class PermitQueues {
 
         /** Whether the block at hand has a token for {@code next}. Call under the lock. */
         private boolean hasTokensFor(Waiter next) {
-            return this.blockNext <= this.blockLast
-                    && this.blockSentNanos - next.enqueuedNanos > 0
-                    && (!next.fair || this.blockFair);
+            return this.blockNext <= this.blockLast && this.blockSentNanos - next.enqueuedNanos > 0;
         }
 
         /**

@@ -103,9 +103,9 @@ final class SemaphoreScripts {
     /**
      * Renews a held permit and reserves fresh fencing tokens for the holders of this process it
      * passes to: used when the tokens reserved before are used up or older than the next waiter.
-     * KEYS: holders, fence, and for a fair semaphore its queue. ARGV: permit id, lease ms, fence ttl
-     * ms, tokens to reserve. Returns {@code {1, first token, server time ms, waiters in the queue}}, or
-     * {@code {0}} if the permit is no longer held (never re-adds one that expired).
+     * Only an unfair semaphore passes permits on. KEYS: holders, fence. ARGV: permit id, lease ms,
+     * fence ttl ms, tokens to reserve. Returns {@code {1, first token, server time ms}}, or {@code
+     * {0}} if the permit is no longer held (never re-adds one that expired).
      */
     static final LuaScript RESERVE = LuaScript.of(NOW + FencingCounter.LUA + """
             local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -115,9 +115,7 @@ final class SemaphoreScripts {
               redis.call('PEXPIRE', KEYS[1], ARGV[2])
             end
             local token = fence_issue(KEYS[2], tonumber(ARGV[4]), ARGV[3])
-            local queued = 0
-            if KEYS[3] then queued = redis.call('ZCARD', KEYS[3]) end
-            return {1, token, now, queued}
+            return {1, token, now}
             """);
 
     /**

@@ -1,0 +1,178 @@
+package dev.turnstile.redis.semaphore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The semaphore's local queue and local passing against the guarantees as documented: a fair
+ * semaphore keeps arrival order across processes and within one (it never queues in the process). Two Turnstile instances on one server stand for two
+ * processes (each has its own local queue, as two JVMs would).
+ */
+class SemaphoreLocalPassIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @Test
+    void fairWaiterBehindItsOwnProcessHolderIsServedBeforeALaterArrivalOfAnotherProcess() throws Exception {
+        String name = "fifo-x";
+        try (UnifiedJedis ca = redis.server().newClient(Duration.ofSeconds(5));
+                UnifiedJedis cb = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile a = Turnstile.builder(ca).build();
+                Turnstile b = Turnstile.builder(cb).build()) {
+            RedisSemaphore sa = a.semaphore(name, 1).fair();
+            RedisSemaphore sb = b.semaphore(name, 1).fair();
+            List<String> order = new CopyOnWriteArrayList<>();
+            Permit h = sa.acquire(Duration.ZERO, LEASE);
+            Thread w = start(() -> {
+                Permit p = sa.acquire(WAIT, LEASE);
+                order.add("W");
+                sleep(50);
+                p.release();
+            });
+            awaitParked(w);
+            Thread.sleep(50);
+            Thread t = start(() -> {
+                Permit p = sb.acquire(WAIT, LEASE);
+                order.add("T");
+                sleep(50);
+                p.release();
+            });
+            awaitParked(t);
+            Thread.sleep(200);
+            h.release();
+            w.join(10_000);
+            t.join(10_000);
+            System.out.println("fifo-x order " + order);
+            assertThat(order)
+                    .as("W arrived (in process A) before T (in process B)")
+                    .containsExactly("W", "T");
+        }
+    }
+
+    @Test
+    void aFairLocalPassNeverOvertakesAnEarlierThreadOfTheSameProcessQueuedInRedis() throws Exception {
+        String name = "fifo-local";
+        try (UnifiedJedis ca = redis.server().newClient(Duration.ofSeconds(5));
+                UnifiedJedis cb = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile a = Turnstile.builder(ca)
+                        .lockCohort(32, Duration.ofSeconds(2))
+                        .build();
+                Turnstile b = Turnstile.builder(cb).build()) {
+            RedisSemaphore sa = a.semaphore(name, 2).fair();
+            RedisSemaphore sb = b.semaphore(name, 2).fair();
+            List<String> order = new CopyOnWriteArrayList<>();
+            CountDownLatch releaseX = new CountDownLatch(1);
+            CountDownLatch releaseT = new CountDownLatch(1);
+            Permit z = sb.acquire(Duration.ZERO, LEASE);
+            long h1At = System.nanoTime();
+            Permit h1 = sa.acquire(Duration.ZERO, LEASE);
+            Thread x = start(() -> {
+                Permit p = sa.acquire(WAIT, LEASE);
+                order.add("X");
+                awaitLatch(releaseX);
+                p.release();
+            });
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> redis.server().client().zcard(queue(name)) == 1);
+            Thread c = start(() -> {
+                Permit p = sa.acquire(WAIT, LEASE);
+                order.add("C");
+                sleep(20);
+                p.release();
+            });
+            awaitParked(c);
+            Thread.sleep(20);
+            Thread w = start(() -> {
+                Permit p = sa.acquire(WAIT, LEASE);
+                order.add("W");
+                sleep(20);
+                p.release();
+            });
+            awaitParked(w);
+            sleepUntil(h1At + TimeUnit.MILLISECONDS.toNanos(1300));
+            z.release(); // X gets it: its grant finds the Redis queue empty (C and W wait locally)
+            await().atMost(Duration.ofSeconds(5)).until(() -> order.contains("X"));
+            Thread t = start(() -> {
+                Permit p = sb.acquire(WAIT, LEASE);
+                order.add("T");
+                awaitLatch(releaseT);
+                p.release();
+            });
+            awaitParked(t);
+            Thread.sleep(100);
+            sleepUntil(h1At + TimeUnit.MILLISECONDS.toNanos(2200));
+            h1.release(); // too old to pass on: released in Redis; C becomes a contender behind T
+            await().atMost(Duration.ofSeconds(5)).until(() -> order.size() >= 2);
+            Thread.sleep(100);
+            System.out.println("fifo-local queued in Redis before X releases: "
+                    + redis.server().client().zrange(queue(name), 0, -1));
+            releaseX.countDown(); // X's permit (young) passes to the head of the local queue: W
+            await().atMost(Duration.ofSeconds(2)).until(() -> order.contains("W") || order.contains("C"));
+            releaseT.countDown();
+            x.join(10_000);
+            c.join(10_000);
+            w.join(10_000);
+            t.join(10_000);
+            System.out.println("fifo-local order " + order);
+            assertThat(order.indexOf("C"))
+                    .as("C arrived in process A before W, and was queued in Redis when W got a permit: %s", order)
+                    .isLessThan(order.indexOf("W"));
+        }
+    }
+
+    private static String queue(String name) {
+        return "turnstile:sem:{" + name + "}:queue";
+    }
+
+    private static Thread start(Runnable body) {
+        Thread thread = new Thread(body);
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+
+    private static void awaitParked(Thread thread) {
+        await().pollInterval(Duration.ofMillis(1))
+                .atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        thread.getState() == Thread.State.TIMED_WAITING || thread.getState() == Thread.State.WAITING);
+    }
+
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleepUntil(long nanos) throws InterruptedException {
+        long left = nanos - System.nanoTime();
+        if (left > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+}
