@@ -19,13 +19,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Fail-fast by default: {@link #tryAcquire()} answers at once with one Redis call. A waiting
  * acquire sleeps until a permit is released (or a bounded backoff elapses). In {@link #fair()} mode
- * waiters are served in arrival order and a newcomer never overtakes a waiter: in its process's
- * queue, and between processes in the order they entered Redis's queue (a thread enters it when it
- * becomes one of its process's contenders); a fair permit passes to a local waiter only when its
- * grant found nobody waiting in Redis and the waiter was waiting before that grant was asked for.
- * Otherwise whoever tries first after a release wins.
+ * waiters are served in arrival order across every process and a newcomer never overtakes a
+ * waiter: each waiter takes its ticket in Redis's queue when it arrives and is granted in ticket
+ * order. To keep that order, a fair semaphore does not queue waiters in the process and never
+ * passes a permit on locally: each waiter is served by Redis, which costs throughput (the
+ * semaphore table in {@code docs/benchmarks.md} shows how much). Otherwise whoever tries first
+ * after a release wins.
  *
- * <p>Waiting threads of one process queue in that process: at most {@link #limit()} of them hold a
+ * <p>Waiting threads of one process queue in that process (unfair mode only): at most {@link #limit()} of them hold a
  * permit or contend for one in Redis, the others wait in arrival order without Redis traffic, and a
  * holder that releases while others queue may pass its permit to the first of them without a Redis
  * round trip. The permit stays leased in Redis under the same id and its server-side expiry; the
