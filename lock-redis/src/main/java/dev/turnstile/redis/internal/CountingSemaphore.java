@@ -127,8 +127,9 @@ final class CountingSemaphore implements RedisSemaphore {
                         Acquisition.start(passed, () -> interrupted(start)),
                         handOff.cohort().permitId()));
             }
-            // Too little of the permit is left to hold (this thread was slow to wake): back to Redis.
-            releaseQuietly(handOff.cohort().permitId());
+            // Too little of the permit is left to hold (this thread was slow to wake): back to Redis,
+            // and if it was gone already, those who passed it on held it without Redis.
+            giveBack(handOff.cohort());
         }
         String id = this.deployment.leases().newOwnerToken();
         long remaining = deadline - System.nanoTime();
@@ -359,6 +360,17 @@ final class CountingSemaphore implements RedisSemaphore {
         } catch (RuntimeException ignored) {
             // unreachable: the place expires after the waiter ttl
         }
+    }
+
+    /** Releases a permit passed on to this thread, which does not hold it, and tells its chain what Redis said. */
+    private void giveBack(PermitQueues.PermitCohort cohort) {
+        long result;
+        try {
+            result = PermitGrant.release(this.deployment, this.name, cohort.permitId());
+        } catch (RuntimeException e) {
+            return; // unreachable: the permit expires by its lease
+        }
+        cohort.redisAnswered(result >= 0);
     }
 
     /** The call may have reached Redis before it failed: free what it may have granted, if we can. */

@@ -32,6 +32,22 @@ interface LocalPlace {
     boolean passOn(long deadlineNanos, long leaseNanos);
 
     /**
+     * Passes on like {@link #passOn(long, long)}, and when the grant passes without Redis
+     * confirming it is still there, keeps {@code lostInRedis}: it is run (reporting this lease lost)
+     * if a later call of the grant's next holders finds the grant gone from Redis before any call
+     * finds it there. A place that never passes without asking Redis ignores it.
+     */
+    default boolean passOn(long deadlineNanos, long leaseNanos, Runnable lostInRedis) {
+        return passOn(deadlineNanos, leaseNanos);
+    }
+
+    /**
+     * Tells the place what a call of the lease to Redis (a renewal, a release) found: the grant
+     * still there, or gone. Called without the lease's lock.
+     */
+    default void redisAnswered(boolean held) {}
+
+    /**
      * Leaves the place once the lease ended without passing its grant on (released in Redis, or
      * lost); called at most once.
      *

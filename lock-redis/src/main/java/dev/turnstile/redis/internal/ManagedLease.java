@@ -376,7 +376,9 @@ final class ManagedLease implements Lease {
         try {
             if (!holdAtLeast.isZero()) {
                 result = this.grant.releaseAfter(holdAtLeast);
-            } else if (quiet && !retry && this.place.passOn(this.deadlineNanos, this.leaseTime.toNanos())) {
+            } else if (quiet
+                    && !retry
+                    && this.place.passOn(this.deadlineNanos, this.leaseTime.toNanos(), this::reportLostAfterPass)) {
                 passedOn = true;
                 result = 0;
             } else {
@@ -407,6 +409,9 @@ final class ManagedLease implements Lease {
                 this.leftPlace = true; // the place is the next holder's now
             }
         }
+        if (!passedOn) {
+            this.place.redisAnswered(result >= 0);
+        }
         leavePlace(result);
         if (result < 0 && !retry) {
             // The grant was no longer this owner's (force-released, or expired in Redis before the
@@ -418,6 +423,18 @@ final class ManagedLease implements Lease {
 
     /** Reports, once, the loss of a lease whose release found its grant no longer this owner's. */
     private void reportLostAtRelease(Reason reason) {
+        reportLostAfterEnd(reason, "found at its release");
+    }
+
+    /**
+     * Reports, once, the loss of a lease that passed its grant on without asking Redis, when a
+     * later holder's call found the grant gone from Redis before any call found it there.
+     */
+    private void reportLostAfterPass() {
+        reportLostAfterEnd(Reason.EXPIRED_IN_REDIS, "found after it was passed on, by a later holder of the grant");
+    }
+
+    private void reportLostAfterEnd(Reason reason, String found) {
         LeaseLostEvent event;
         List<LeaseListener> toNotify;
         synchronized (this.lock) {
@@ -431,11 +448,12 @@ final class ManagedLease implements Lease {
             this.listeners = null;
         }
         lossLog.warn(
-                "Lost {} '{}' (fencing token {}): {} ({}), found at its release: it was no longer this owner's in"
+                "Lost {} '{}' (fencing token {}): {} ({}), {}: it was no longer this owner's in"
                         + " Redis, so the work it guarded may not have been exclusive",
                 this.kind.label(),
                 this.name,
                 this.fencingToken,
+                found,
                 event.reason().description(),
                 event.reason());
         this.leases.publishLoss(event);
@@ -615,6 +633,7 @@ final class ManagedLease implements Lease {
             }
             switch (outcome) {
                 case RENEWED -> {
+                    this.place.redisAnswered(true);
                     if (applyRenewal(sent, renewal, false)) {
                         this.leases.publishRenewal(this.kind, this.name);
                     } else if (!endedByOwner()) {
@@ -624,7 +643,10 @@ final class ManagedLease implements Lease {
                     // Ended by its owner meanwhile: the release (or hold, or hand-off) decides what
                     // Redis keeps; this renewal must not free it.
                 }
-                case GONE, TAKEN_OVER, FORCE_RELEASED -> markLost(lossReason(outcome));
+                case GONE, TAKEN_OVER, FORCE_RELEASED -> {
+                    this.place.redisAnswered(false);
+                    markLost(lossReason(outcome));
+                }
             }
         } finally {
             endRenewal(outer);

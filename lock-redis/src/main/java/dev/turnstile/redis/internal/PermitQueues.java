@@ -1,6 +1,8 @@
 package dev.turnstile.redis.internal;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -37,6 +39,15 @@ import org.jspecify.annotations.Nullable;
  * <p>Only an unfair semaphore queues here. A fair one keeps strict arrival order across processes,
  * so each of its waiters takes its ticket in Redis's queue on arrival and is served by Redis: it
  * never queues in the process and never receives a permit passed on locally.
+ *
+ * <p>A pass that uses tokens at hand asks Redis nothing, so the permit may have vanished from Redis
+ * meanwhile (a failover without {@code minReplicas} that lost its writes, an eviction of the key,
+ * the server's clock stepping ahead). The permit therefore keeps the holders that passed it on
+ * since a call last found it in Redis (its grant, a renewal, a refresh); the next call of a later
+ * holder that finds it gone (a renewal, a release, a refresh, or a receiver giving it back) reports
+ * each of them lost, as well as itself, and a call that finds it there clears them. A loss is thus
+ * never silent, and it is reported no later than the chain's next call to Redis about the permit:
+ * its next holder's first renewal (a third of its lease) or release, whichever comes first.
  *
  * <p>Otherwise the permit is released in Redis and the first queued thread becomes an occupant and
  * contends there; when the release told another process (a subscriber other than this process's own
@@ -148,6 +159,8 @@ final class PermitQueues {
         private final long maxAgeNanos;
         private final TokenRefresh refresh;
         private int holdersLeft;
+        /** Reports the loss of each holder that passed the permit on since Redis last confirmed it. */
+        private final List<Runnable> unconfirmed = new ArrayList<>();
 
         /**
          * @param permitId the permit's id in Redis
@@ -182,6 +195,24 @@ final class PermitQueues {
         /** Whether the grant may still serve one more holder at {@code nowNanos}. */
         boolean mayServe(long nowNanos) {
             return this.holdersLeft > 0 && nowNanos - this.sentNanos <= this.maxAgeNanos;
+        }
+
+        /** A holder passed the permit on without asking Redis: report it lost if the permit is found gone. */
+        private synchronized void passedUnconfirmed(Runnable lostInRedis) {
+            this.unconfirmed.add(lostInRedis);
+        }
+
+        /**
+         * A call to Redis about the permit found it there (the holders before it held it), or gone:
+         * then each holder that passed it on since the last confirmation is reported lost.
+         */
+        void redisAnswered(boolean held) {
+            List<Runnable> lost;
+            synchronized (this) {
+                lost = held ? List.of() : List.copyOf(this.unconfirmed);
+                this.unconfirmed.clear();
+            }
+            lost.forEach(Runnable::run);
         }
 
         /** The server's clock at {@code nowNanos}, never earlier than the truth (see {@code Cohort}). */
@@ -309,7 +340,17 @@ final class PermitQueues {
             return new LocalPlace() {
                 @Override
                 public boolean passOn(long deadlineNanos, long leaseNanos) {
-                    return PermitQueue.this.passOn(cohort, deadlineNanos, leaseNanos);
+                    return passOn(deadlineNanos, leaseNanos, () -> {});
+                }
+
+                @Override
+                public boolean passOn(long deadlineNanos, long leaseNanos, Runnable lostInRedis) {
+                    return PermitQueue.this.passOn(cohort, deadlineNanos, leaseNanos, lostInRedis);
+                }
+
+                @Override
+                public void redisAnswered(boolean held) {
+                    cohort.redisAnswered(held);
                 }
 
                 @Override
@@ -319,7 +360,7 @@ final class PermitQueues {
             };
         }
 
-        private boolean passOn(PermitCohort cohort, long deadlineNanos, long leaseNanos) {
+        private boolean passOn(PermitCohort cohort, long deadlineNanos, long leaseNanos, Runnable lostInRedis) {
             long now = System.nanoTime();
             if (deadlineNanos - now <= LocalGates.minLeftToPass(leaseNanos) || !cohort.mayServe(now)) {
                 return false;
@@ -327,6 +368,8 @@ final class PermitQueues {
             long keyDeadline = deadlineNanos;
             // At most one look after new tokens came (this thread's refresh, or another's it waited for).
             boolean refreshed = false;
+            // Whether this thread's own refresh just found the permit in Redis.
+            boolean confirmed = false;
             for (int round = 0; round < 2; round++) {
                 Waiter next;
                 this.lock.lock();
@@ -341,6 +384,9 @@ final class PermitQueues {
                             return false;
                         }
                         cohort.holdersLeft--;
+                        if (!confirmed) {
+                            cohort.passedUnconfirmed(lostInRedis);
+                        }
                         this.holding--; // the next holder's place counts it again
                         this.waiters.pollFirst();
                         next.admitted =
@@ -378,6 +424,8 @@ final class PermitQueues {
                     return false; // gone from Redis: the release that follows reports the loss
                 }
                 refreshed = true;
+                confirmed = true;
+                cohort.redisAnswered(true);
                 keyDeadline = Math.max(deadlineNanos, reserved.liveUntilNanos());
                 offerTokens(reserved.sentNanos(), reserved.firstToken(), cohort.holders);
             }

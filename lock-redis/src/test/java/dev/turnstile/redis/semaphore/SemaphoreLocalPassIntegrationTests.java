@@ -7,16 +7,21 @@ import dev.turnstile.redis.Turnstile;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The semaphore's local queue and local passing against the guarantees as documented: a fair
- * semaphore keeps arrival order across processes and within one (it never queues in the process). Two Turnstile instances on one server stand for two
+ * semaphore keeps arrival order across processes and within one (it never queues in the process),
+ * and a permit that vanished from Redis while it was passed between the threads of a process is
+ * reported lost for every holder of the chain. Two Turnstile instances on one server stand for two
  * processes (each has its own local queue, as two JVMs would).
  */
 class SemaphoreLocalPassIntegrationTests {
@@ -132,6 +137,70 @@ class SemaphoreLocalPassIntegrationTests {
             assertThat(order.indexOf("C"))
                     .as("C arrived in process A before W, and was queued in Redis when W got a permit: %s", order)
                     .isLessThan(order.indexOf("W"));
+        }
+    }
+
+    @Test
+    void aPermitGoneFromRedisIsNotPassedOnWithAReleaseAnsweringTrue() throws Exception {
+        String name = "silent-loss";
+        try (UnifiedJedis ca = redis.server().newClient(Duration.ofSeconds(5));
+                UnifiedJedis cb = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile a = Turnstile.builder(ca)
+                        .lockCohort(32, Duration.ofSeconds(10))
+                        .build();
+                Turnstile b = Turnstile.builder(cb).build()) {
+            RedisSemaphore sa = a.semaphore(name, 1);
+            RedisSemaphore sb = b.semaphore(name, 1);
+            AtomicReference<Permit> permitA = new AtomicReference<>();
+            AtomicReference<Permit> permitW = new AtomicReference<>();
+            AtomicBoolean lostA = new AtomicBoolean();
+            AtomicBoolean lostW = new AtomicBoolean();
+            AtomicReference<Boolean> releasedA = new AtomicReference<>();
+            CountDownLatch releaseA = new CountDownLatch(1);
+            Permit h0 = sa.acquire(Duration.ZERO, LEASE);
+            Thread ta = start(() -> {
+                Permit p = sa.acquire(WAIT, LEASE);
+                p.onLost(e -> lostA.set(true));
+                permitA.set(p);
+                awaitLatch(releaseA);
+                releasedA.set(p.release());
+            });
+            awaitParked(ta);
+            Thread.sleep(20);
+            Thread tw = start(() -> {
+                Permit p = sa.acquire(WAIT, LEASE);
+                p.onLost(e -> lostW.set(true));
+                permitW.set(p);
+            });
+            awaitParked(tw);
+            h0.release(); // passes to A (one call renews the permit and reserves tokens W may use)
+            await().atMost(Duration.ofSeconds(5)).until(() -> permitA.get() != null);
+            String id = permitA.get().id();
+            // The permit vanishes from Redis before its expiry: a failover that lost its write, an
+            // eviction, the server's clock stepping ahead. Another process takes the free slot.
+            assertThat(redis.server().client().zrem("turnstile:sem:{" + name + "}", id))
+                    .isEqualTo(1);
+            Optional<Permit> other = sb.tryAcquire(Duration.ZERO, LEASE);
+            System.out.println("silent-loss other process got a permit: " + other.isPresent()
+                    + ", A believes it holds: " + permitA.get().isHeld());
+            releaseA.countDown();
+            ta.join(10_000);
+            await().atMost(Duration.ofSeconds(5)).until(() -> permitW.get() != null);
+            boolean releasedW = permitW.get().release(); // the chain's next call to Redis about the permit
+            System.out.println("silent-loss A.release()=" + releasedA.get() + " A lost reported=" + lostA.get()
+                    + "; W.release()=" + releasedW + " W lost reported=" + lostW.get()
+                    + "; the other process holds " + other.map(Permit::id).orElse("-")
+                    + "; Redis holders " + sa.holders());
+            assertThat(other).as("the slot was free in Redis").isPresent();
+            // A's release may pass the permit on without asking Redis (and answer true), but by the time
+            // the chain next talks to Redis about the permit (here W's release) the loss is reported for
+            // every holder since Redis last confirmed it.
+            assertThat(releasedA.get() == Boolean.FALSE || lostA.get())
+                    .as("A's permit was gone while A held it: its release answers false or its loss is reported")
+                    .isTrue();
+            assertThat(!releasedW || lostW.get())
+                    .as("W's permit was gone while W held it: its release answers false or its loss is reported")
+                    .isTrue();
         }
     }
 
