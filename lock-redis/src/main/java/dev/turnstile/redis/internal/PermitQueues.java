@@ -28,9 +28,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>a fencing token is left in the freshest block a call of this process reserved (each grant
  *       reserves the cohort's holders, and the counter continues above), and that call was sent
  *       <em>after</em> the waiter began to wait: every token any process got before the waiter
- *       asked is below the block, so tokens still increase with real time (a hold asked for after
- *       another was granted gets the larger token), also while other processes hold permits of the
- *       same semaphore. When the block at hand cannot serve the waiter, the releasing holder makes
+ *       asked is below the block, so a hold asked for after another was granted gets the larger
+ *       token, also while other processes hold permits of the same semaphore (tokens are not in
+ *       hold order: a waiter may get a block older than tokens already handed out, here or
+ *       elsewhere, since it asked before those were granted). When the block at hand cannot serve the waiter, the releasing holder makes
  *       one call that renews its permit and reserves a fresh block (one such call at a time per
  *       semaphore; the others wait for it, up to 20 ms, and then pass on with its tokens or release
  *       in Redis) instead of a release and a new acquire.

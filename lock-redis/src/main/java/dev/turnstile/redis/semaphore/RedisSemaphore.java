@@ -33,7 +33,11 @@ import org.jspecify.annotations.Nullable;
  * next holder's lease counts from the previous holder's deadline (never later than the permit lives
  * in Redis) and is renewed in Redis like any other, so no more than {@link #limit()} permits are held
  * in the deployment whatever the clocks, and a crashed process's permits expire. Every holder gets
- * its own fencing token, larger than that of every permit granted (in any process) before it asked.
+ * its own fencing token, larger than that of every permit granted (in any process) before it asked;
+ * tokens are not in the order holds begin (a thread that waited through other grants may get a
+ * smaller token than a holder that began before it). A permit that vanished from Redis while it
+ * passed (a failover that lost its writes, an eviction) is reported lost for every holder it passed
+ * through since Redis last confirmed it, by the next call to Redis about that permit.
  * A permit's grant in Redis serves at most the lock cohort's holders in a row and only within its
  * age ({@code Turnstile.Builder.lockCohort}, 32 holders and 20 ms by default), then goes back to
  * Redis; when another process was waiting for it, this process's next thread lets that process try
