@@ -248,7 +248,7 @@ public abstract class SemaphoreContract {
 
     /**
      * Holds the only permit of {@code gate}, starts {@code waiters} threads one after another on
-     * {@code semaphores.apply(arrival)} (each waiting, in the local queue or in Redis, before the
+     * {@code semaphores.apply(arrival)} (each queued in the fair semaphore's Redis queue before the
      * next starts, when {@code awaitQueued}), then lets them through. Returns {arrival index,
      * fencing token}.
      */
@@ -272,11 +272,12 @@ public abstract class SemaphoreContract {
             thread.start();
             threads.add(thread);
             if (awaitQueued) {
-                // Parked: queued behind the holder in this process, or in Redis's queue.
+                // A fair waiter takes its ticket in Redis's queue on arrival (it never queues in the
+                // process): the next starts once this one holds its place there.
+                long queued = i + 1;
                 await().pollInterval(Duration.ofMillis(1))
                         .atMost(Duration.ofSeconds(10))
-                        .until(() -> thread.getState() == Thread.State.TIMED_WAITING
-                                || thread.getState() == Thread.State.WAITING);
+                        .until(() -> this.client.zcard("turnstile:sem:{fair}:queue") == queued);
             } else {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
             }
