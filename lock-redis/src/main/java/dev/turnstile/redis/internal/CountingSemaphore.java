@@ -129,7 +129,7 @@ final class CountingSemaphore implements RedisSemaphore {
             }
             // Too little of the permit is left to hold (this thread was slow to wake): back to Redis,
             // and if it was gone already, those who passed it on held it without Redis.
-            giveBack(handOff.cohort());
+            giveBack(handOff);
         }
         String id = this.deployment.leases().newOwnerToken();
         long remaining = deadline - System.nanoTime();
@@ -363,14 +363,18 @@ final class CountingSemaphore implements RedisSemaphore {
     }
 
     /** Releases a permit passed on to this thread, which does not hold it, and tells its chain what Redis said. */
-    private void giveBack(PermitQueues.PermitCohort cohort) {
+    private void giveBack(PermitQueues.PermitHandOff handOff) {
+        PermitQueues.PermitCohort cohort = handOff.cohort();
         long result;
         try {
             result = PermitGrant.release(this.deployment, this.name, cohort.permitId());
         } catch (RuntimeException e) {
             return; // unreachable: the permit expires by its lease
         }
-        cohort.redisAnswered(result >= 0);
+        if (result >= 0 || handOff.keyDeadlineNanos() - System.nanoTime() > 0) {
+            // Gone after its deadline, it may simply have expired: that says nothing of the holders before.
+            cohort.redisAnswered(result >= 0);
+        }
     }
 
     /** The call may have reached Redis before it failed: free what it may have granted, if we can. */

@@ -410,7 +410,7 @@ final class ManagedLease implements Lease {
             }
         }
         if (!passedOn) {
-            this.place.redisAnswered(result >= 0);
+            tellPlace(result >= 0);
         }
         leavePlace(result);
         if (result < 0 && !retry) {
@@ -419,6 +419,16 @@ final class ManagedLease implements Lease {
             reportLostAtRelease(result == Grant.FORCED_FROM_OWNER ? Reason.FORCE_RELEASED : Reason.EXPIRED_IN_REDIS);
         }
         return result >= 0;
+    }
+
+    /**
+     * Tells the local place what a call to Redis found. A grant found gone only after this lease's
+     * deadline may simply have expired, which says nothing of the holders before: then nothing.
+     */
+    private void tellPlace(boolean held) {
+        if (held || untilDeadline() > 0) {
+            this.place.redisAnswered(held);
+        }
     }
 
     /** Reports, once, the loss of a lease whose release found its grant no longer this owner's. */
@@ -633,7 +643,7 @@ final class ManagedLease implements Lease {
             }
             switch (outcome) {
                 case RENEWED -> {
-                    this.place.redisAnswered(true);
+                    tellPlace(true);
                     if (applyRenewal(sent, renewal, false)) {
                         this.leases.publishRenewal(this.kind, this.name);
                     } else if (!endedByOwner()) {
@@ -644,7 +654,7 @@ final class ManagedLease implements Lease {
                     // Redis keeps; this renewal must not free it.
                 }
                 case GONE, TAKEN_OVER, FORCE_RELEASED -> {
-                    this.place.redisAnswered(false);
+                    tellPlace(false);
                     markLost(lossReason(outcome));
                 }
             }

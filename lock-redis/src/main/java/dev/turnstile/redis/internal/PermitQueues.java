@@ -46,9 +46,11 @@ import org.jspecify.annotations.Nullable;
  * the server's clock stepping ahead). The permit therefore keeps the holders that passed it on
  * since a call last found it in Redis (its grant, a renewal, a refresh); the next call of a later
  * holder that finds it gone (a renewal, a release, a refresh, or a receiver giving it back) reports
- * each of them lost, as well as itself, and a call that finds it there clears them. A loss is thus
- * never silent, and it is reported no later than the chain's next call to Redis about the permit:
- * its next holder's first renewal (a third of its lease) or release, whichever comes first.
+ * each of them lost, as well as itself, and a call that finds it there clears them. The loss is
+ * reported by the chain's next call to Redis about the permit: at the latest the release or first
+ * renewal of the holder that has it when the grant's cohort age runs out (no pass without a call
+ * comes after that). Not when that call finds the permit gone only after its holder's deadline:
+ * it may then simply have expired, and only that holder's loss is reported.
  *
  * <p>Otherwise the permit is released in Redis and the first queued thread becomes an occupant and
  * contends there; when the release told another process (a subscriber other than this process's own
