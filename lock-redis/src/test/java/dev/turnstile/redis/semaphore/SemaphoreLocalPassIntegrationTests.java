@@ -43,20 +43,10 @@ class SemaphoreLocalPassIntegrationTests {
             RedisSemaphore sb = b.semaphore(name, 1).fair();
             List<String> order = new CopyOnWriteArrayList<>();
             Permit h = sa.acquire(Duration.ZERO, LEASE);
-            Thread w = start(() -> {
-                Permit p = sa.acquire(WAIT, LEASE);
-                order.add("W");
-                sleep(50);
-                p.release();
-            });
+            Thread w = holder(sa, order, "W", () -> sleep(50));
             awaitParked(w);
             Thread.sleep(50);
-            Thread t = start(() -> {
-                Permit p = sb.acquire(WAIT, LEASE);
-                order.add("T");
-                sleep(50);
-                p.release();
-            });
+            Thread t = holder(sb, order, "T", () -> sleep(50));
             awaitParked(t);
             Thread.sleep(200);
             h.release();
@@ -86,47 +76,30 @@ class SemaphoreLocalPassIntegrationTests {
             Permit z = sb.acquire(Duration.ZERO, LEASE);
             long h1At = System.nanoTime();
             Permit h1 = sa.acquire(Duration.ZERO, LEASE);
-            Thread x = start(() -> {
-                Permit p = sa.acquire(WAIT, LEASE);
-                order.add("X");
-                awaitLatch(releaseX);
-                p.release();
-            });
+            Thread x = holder(sa, order, "X", () -> awaitLatch(releaseX));
             await().atMost(Duration.ofSeconds(5))
                     .until(() -> redis.server().client().zcard(queue(name)) == 1);
-            Thread c = start(() -> {
-                Permit p = sa.acquire(WAIT, LEASE);
-                order.add("C");
-                sleep(20);
-                p.release();
-            });
+            Thread c = holder(sa, order, "C", () -> sleep(20));
             awaitParked(c);
             Thread.sleep(20);
-            Thread w = start(() -> {
-                Permit p = sa.acquire(WAIT, LEASE);
-                order.add("W");
-                sleep(20);
-                p.release();
-            });
+            Thread w = holder(sa, order, "W", () -> sleep(20));
             awaitParked(w);
             sleepUntil(h1At + TimeUnit.MILLISECONDS.toNanos(1300));
-            z.release(); // X gets it: its grant finds the Redis queue empty (C and W wait locally)
+            // With local passing, C and W waited in process A, and X's grant found Redis's queue empty.
+            z.release();
             await().atMost(Duration.ofSeconds(5)).until(() -> order.contains("X"));
-            Thread t = start(() -> {
-                Permit p = sb.acquire(WAIT, LEASE);
-                order.add("T");
-                awaitLatch(releaseT);
-                p.release();
-            });
+            Thread t = holder(sb, order, "T", () -> awaitLatch(releaseT));
             awaitParked(t);
             Thread.sleep(100);
             sleepUntil(h1At + TimeUnit.MILLISECONDS.toNanos(2200));
-            h1.release(); // too old to pass on: released in Redis; C becomes a contender behind T
+            // With local passing, H1's grant was too old to pass on: C took its ticket only now, behind T.
+            h1.release();
             await().atMost(Duration.ofSeconds(5)).until(() -> order.size() >= 2);
             Thread.sleep(100);
             System.out.println("fifo-local queued in Redis before X releases: "
                     + redis.server().client().zrange(queue(name), 0, -1));
-            releaseX.countDown(); // X's permit (young) passes to the head of the local queue: W
+            // With local passing, X's young permit went to the head of A's local queue, W, ahead of C.
+            releaseX.countDown();
             await().atMost(Duration.ofSeconds(2)).until(() -> order.contains("W") || order.contains("C"));
             releaseT.countDown();
             x.join(10_000);
@@ -202,6 +175,19 @@ class SemaphoreLocalPassIntegrationTests {
                     .as("W's permit was gone while W held it: its release answers false or its loss is reported")
                     .isTrue();
         }
+    }
+
+    /**
+     * Starts a thread that waits for a permit of {@code semaphore}, records {@code label} once it
+     * holds one, runs {@code whileHeld}, and releases.
+     */
+    private static Thread holder(RedisSemaphore semaphore, List<String> order, String label, Runnable whileHeld) {
+        return start(() -> {
+            Permit p = semaphore.acquire(WAIT, LEASE);
+            order.add(label);
+            whileHeld.run();
+            p.release();
+        });
     }
 
     private static String queue(String name) {
