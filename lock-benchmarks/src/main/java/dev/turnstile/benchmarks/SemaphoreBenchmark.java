@@ -78,7 +78,8 @@ public final class SemaphoreBenchmark {
             Harness harness = new Harness(server, counting, warmUp, trial, trials);
             List<Measurement> rows = only.equals("processes")
                     ? List.of()
-                    : harness.measureSideBySide(group, scenario -> scenario.contender().startsWith("Turnstile"));
+                    : harness.measureSideBySide(
+                            group, scenario -> scenario.contender().startsWith("Turnstile"));
             for (Measurement row : rows) {
                 System.out.printf(
                         Locale.ROOT,
@@ -105,7 +106,8 @@ public final class SemaphoreBenchmark {
             Path summary = out.toAbsolutePath().getParent().resolve("benchmarks.md");
             if (Files.exists(summary)) {
                 String text = Files.readString(summary);
-                String updated = replaceBetweenMarkers(text, markdown.substring(markdown.indexOf('\n') + 1).strip());
+                String updated = replaceBetweenMarkers(
+                        text, markdown.substring(markdown.indexOf('\n') + 1).strip());
                 if (!updated.equals(text)) {
                     Files.writeString(summary, updated);
                     System.out.println("Updated the semaphore table in " + summary);
@@ -320,8 +322,7 @@ public final class SemaphoreBenchmark {
         }
 
         static ProcessShares measure(
-                RedisServer server, int processes, boolean fair, Duration warmUp, Duration duration)
-                throws Exception {
+                RedisServer server, int processes, boolean fair, Duration warmUp, Duration duration) throws Exception {
             int threads = THREADS / processes;
             List<ChildJvm> children = new ArrayList<>();
             try {
