@@ -52,6 +52,11 @@ final class WorkerGroup {
         this.workers.forEach(Thread::start);
     }
 
+    /** Returns how many grants the threads counted so far. */
+    long granted() {
+        return this.granted.sum();
+    }
+
     /** Stops the threads, waits for them, and returns how many grants they counted. */
     long stop() throws InterruptedException {
         this.running.set(false);

@@ -148,7 +148,8 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * (each with its own, strictly larger fencing token), for at most {@code holders} holders in
          * a row and within {@code maxAge} of the grant; then the lock goes back to Redis, and a
          * process that was waiting gets its turn. 32 holders and 20 ms by default; {@code holders}
-         * of 1 turns local hand-off off.
+         * of 1 turns local hand-off off. The same bounds apply to a semaphore permit passed between
+         * the threads of this process that wait for it.
          */
         public Builder lockCohort(int holders, Duration maxAge) {
             this.options.lockCohort(holders, maxAge);

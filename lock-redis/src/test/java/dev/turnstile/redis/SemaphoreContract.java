@@ -215,8 +215,8 @@ public abstract class SemaphoreContract {
     @Test
     void fairSemaphoreGrantsInArrivalOrderToAThousandWaiters() throws Exception {
         long t0 = System.nanoTime();
-        List<long[]> grants =
-                runArrivals(this.turnstile.semaphore("fair", 1).fair(), Integer.getInteger("w", 1_000), true);
+        RedisSemaphore fair = this.turnstile.semaphore("fair", 1).fair();
+        List<long[]> grants = runArrivals(fair, i -> fair, Integer.getInteger("w", 1_000), true);
         System.out.println("fair took ms " + (System.nanoTime() - t0) / 1_000_000);
         grants.sort((a, b) -> Long.compare(a[0], b[0]));
         assertThat(grants).hasSize(1_000);
@@ -227,24 +227,44 @@ public abstract class SemaphoreContract {
 
     @Test
     void unfairSemaphoreLetsLaterArrivalsOvertake() throws Exception {
-        List<long[]> grants = runArrivals(this.turnstile.semaphore("unfair", 1), 200, false);
-        grants.sort((a, b) -> Long.compare(a[0], b[0]));
-        long overtakes = inversions(grants);
-        System.out.printf("unfair semaphore: %d overtakes among 200 waiters%n", overtakes);
-        assertThat(grants).hasSize(200);
-        assertThat(overtakes).isPositive();
+        // Threads of one process queue for a permit in arrival order; those of other processes
+        // (here: other Turnstile instances, each with its own local queue) may overtake them.
+        List<Turnstile> processes = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            processes.add(Turnstile.builder(this.turnstileClient).build());
+        }
+        try {
+            RedisSemaphore gate = this.turnstile.semaphore("unfair", 1);
+            List<long[]> grants =
+                    runArrivals(gate, i -> processes.get(i % processes.size()).semaphore("unfair", 1), 200, false);
+            grants.sort((a, b) -> Long.compare(a[0], b[0]));
+            long overtakes = inversions(grants);
+            System.out.printf("unfair semaphore: %d overtakes among 200 waiters%n", overtakes);
+            assertThat(grants).hasSize(200);
+            assertThat(overtakes).isPositive();
+        } finally {
+            processes.forEach(Turnstile::close);
+        }
     }
 
     /**
-     * Holds the only permit, starts {@code waiters} threads one after another (each queued before
-     * the next starts, when fair), then lets them through. Returns {arrival index, fencing token}.
+     * Holds the only permit of {@code gate}, starts {@code waiters} threads one after another on
+     * {@code semaphores.apply(arrival)} (each queued in the fair semaphore's Redis queue before the
+     * next starts, when {@code awaitQueued}), then lets them through. Returns {arrival index,
+     * fencing token}.
      */
-    private List<long[]> runArrivals(RedisSemaphore semaphore, int waiters, boolean awaitQueued) throws Exception {
-        Permit gate = semaphore.acquire(Duration.ZERO, null);
+    private List<long[]> runArrivals(
+            RedisSemaphore gate,
+            java.util.function.IntFunction<RedisSemaphore> semaphores,
+            int waiters,
+            boolean awaitQueued)
+            throws Exception {
+        Permit held = gate.acquire(Duration.ZERO, null);
         List<long[]> grants = new CopyOnWriteArrayList<>();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < waiters; i++) {
             int arrival = i;
+            RedisSemaphore semaphore = semaphores.apply(i);
             Thread thread = new Thread(() -> {
                 Permit permit = semaphore.acquire(Duration.ofMinutes(2), null);
                 grants.add(new long[] {arrival, permit.fencingToken()});
@@ -253,6 +273,8 @@ public abstract class SemaphoreContract {
             thread.start();
             threads.add(thread);
             if (awaitQueued) {
+                // A fair waiter takes its ticket in Redis's queue on arrival (it never queues in the
+                // process): the next starts once this one holds its place there.
                 long queued = i + 1;
                 await().pollInterval(Duration.ofMillis(1))
                         .atMost(Duration.ofSeconds(10))
@@ -261,7 +283,7 @@ public abstract class SemaphoreContract {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
             }
         }
-        gate.release();
+        held.release();
         for (Thread thread : threads) {
             thread.join(TimeUnit.MINUTES.toMillis(2));
         }

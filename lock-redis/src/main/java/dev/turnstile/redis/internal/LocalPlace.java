@@ -2,8 +2,8 @@ package dev.turnstile.redis.internal;
 
 /**
  * The place a lease holds in a queue of this process's threads, and what becomes of it when the
- * lease ends. Only a lock's leases have one ({@link LocalGates}: the lock cohort); every other
- * lease has {@link #NONE}.
+ * lease ends. A lock's leases have one ({@link LocalGates}: the lock cohort), and so do a
+ * semaphore's permits ({@link PermitQueues}); a Redlock lease has {@link #NONE}.
  */
 interface LocalPlace {
 
@@ -26,8 +26,26 @@ interface LocalPlace {
      * @param deadlineNanos the lease's local deadline: the grant lives in Redis at least until then
      * @param leaseNanos the lease's time
      * @return whether it was passed on: the lease then never uses its grant again
+     * @throws dev.turnstile.redis.TurnstileException if passing on needed a call to Redis (a
+     *     semaphore permit's fresh tokens) that failed: the release fails with it
      */
     boolean passOn(long deadlineNanos, long leaseNanos);
+
+    /**
+     * Passes on like {@link #passOn(long, long)}, and when the grant passes without Redis
+     * confirming it is still there, keeps {@code lostInRedis}: it is run (reporting this lease lost)
+     * if a later call of the grant's next holders finds the grant gone from Redis before any call
+     * finds it there. A place that never passes without asking Redis ignores it.
+     */
+    default boolean passOn(long deadlineNanos, long leaseNanos, Runnable lostInRedis) {
+        return passOn(deadlineNanos, leaseNanos);
+    }
+
+    /**
+     * Tells the place what a call of the lease to Redis (a renewal, a release) found: the grant
+     * still there, or gone. Called without the lease's lock.
+     */
+    default void redisAnswered(boolean held) {}
 
     /**
      * Leaves the place once the lease ended without passing its grant on (released in Redis, or

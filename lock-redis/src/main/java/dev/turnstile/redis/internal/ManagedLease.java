@@ -162,15 +162,44 @@ final class ManagedLease implements Lease {
             boolean renewedByWatchdog,
             Grant grant,
             LocalPlace place) {
-        long plannedEnd = handOff.handedNanos() + leaseTime.toNanos();
-        return new ManagedLease(
+        return passedOn(
                 leases,
                 LeaseKind.LOCK,
                 name,
                 handOff.fencingToken(),
+                handOff.keyDeadlineNanos(),
+                handOff.handedNanos(),
                 leaseTime,
                 renewedByWatchdog,
-                Math.min(plannedEnd, handOff.keyDeadlineNanos()),
+                grant,
+                place);
+    }
+
+    /**
+     * A lease on a grant passed on by the previous local holder of the same grant (a lock's, or a
+     * semaphore permit's): as {@link #passedOn(Leases, String, HandOff, Duration, boolean, Grant,
+     * LocalPlace)}, with the key's deadline and the hand-off's time given.
+     */
+    static ManagedLease passedOn(
+            Leases leases,
+            LeaseKind kind,
+            String name,
+            long fencingToken,
+            long keyDeadlineNanos,
+            long handedNanos,
+            Duration leaseTime,
+            boolean renewedByWatchdog,
+            Grant grant,
+            LocalPlace place) {
+        long plannedEnd = handedNanos + leaseTime.toNanos();
+        return new ManagedLease(
+                leases,
+                kind,
+                name,
+                fencingToken,
+                leaseTime,
+                renewedByWatchdog,
+                Math.min(plannedEnd, keyDeadlineNanos),
                 plannedEnd,
                 grant,
                 place,
@@ -347,7 +376,9 @@ final class ManagedLease implements Lease {
         try {
             if (!holdAtLeast.isZero()) {
                 result = this.grant.releaseAfter(holdAtLeast);
-            } else if (quiet && !retry && this.place.passOn(this.deadlineNanos, this.leaseTime.toNanos())) {
+            } else if (quiet
+                    && !retry
+                    && this.place.passOn(this.deadlineNanos, this.leaseTime.toNanos(), this::reportLostAfterPass)) {
                 passedOn = true;
                 result = 0;
             } else {
@@ -378,6 +409,9 @@ final class ManagedLease implements Lease {
                 this.leftPlace = true; // the place is the next holder's now
             }
         }
+        if (!passedOn) {
+            tellPlace(result >= 0);
+        }
         leavePlace(result);
         if (result < 0 && !retry) {
             // The grant was no longer this owner's (force-released, or expired in Redis before the
@@ -387,8 +421,30 @@ final class ManagedLease implements Lease {
         return result >= 0;
     }
 
+    /**
+     * Tells the local place what a call to Redis found. A grant found gone only after this lease's
+     * deadline may simply have expired, which says nothing of the holders before: then nothing.
+     */
+    private void tellPlace(boolean held) {
+        if (held || untilDeadline() > 0) {
+            this.place.redisAnswered(held);
+        }
+    }
+
     /** Reports, once, the loss of a lease whose release found its grant no longer this owner's. */
     private void reportLostAtRelease(Reason reason) {
+        reportLostAfterEnd(reason, "found at its release");
+    }
+
+    /**
+     * Reports, once, the loss of a lease that passed its grant on without asking Redis, when a
+     * later holder's call found the grant gone from Redis before any call found it there.
+     */
+    private void reportLostAfterPass() {
+        reportLostAfterEnd(Reason.EXPIRED_IN_REDIS, "found after it was passed on, by a later holder of the grant");
+    }
+
+    private void reportLostAfterEnd(Reason reason, String found) {
         LeaseLostEvent event;
         List<LeaseListener> toNotify;
         synchronized (this.lock) {
@@ -402,11 +458,12 @@ final class ManagedLease implements Lease {
             this.listeners = null;
         }
         lossLog.warn(
-                "Lost {} '{}' (fencing token {}): {} ({}), found at its release: it was no longer this owner's in"
+                "Lost {} '{}' (fencing token {}): {} ({}), {}: it was no longer this owner's in"
                         + " Redis, so the work it guarded may not have been exclusive",
                 this.kind.label(),
                 this.name,
                 this.fencingToken,
+                found,
                 event.reason().description(),
                 event.reason());
         this.leases.publishLoss(event);
@@ -586,6 +643,7 @@ final class ManagedLease implements Lease {
             }
             switch (outcome) {
                 case RENEWED -> {
+                    tellPlace(true);
                     if (applyRenewal(sent, renewal, false)) {
                         this.leases.publishRenewal(this.kind, this.name);
                     } else if (!endedByOwner()) {
@@ -595,7 +653,10 @@ final class ManagedLease implements Lease {
                     // Ended by its owner meanwhile: the release (or hold, or hand-off) decides what
                     // Redis keeps; this renewal must not free it.
                 }
-                case GONE, TAKEN_OVER, FORCE_RELEASED -> markLost(lossReason(outcome));
+                case GONE, TAKEN_OVER, FORCE_RELEASED -> {
+                    tellPlace(false);
+                    markLost(lossReason(outcome));
+                }
             }
         } finally {
             endRenewal(outer);

@@ -14,15 +14,19 @@ final class SemaphoreScripts {
             local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
             """;
 
-    /** Grants a permit: adds the holder, keeps the ZSET's TTL at its latest expiry, issues a fencing token. */
+    /**
+     * Grants a permit: adds the holder, keeps the ZSET's TTL at its latest expiry, issues a fencing
+     * token and reserves the {@code reserve - 1} after it for the holders the permit may pass to in
+     * the holder's process (the counter is left at the last one reserved).
+     */
     private static final String GRANT = FencingCounter.LUA + """
-            local function grant(now)
+            local function grant(now, reserve)
               local expiry = now + tonumber(ARGV[3])
               redis.call('ZADD', KEYS[1], expiry, ARGV[1])
               if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
                 redis.call('PEXPIRE', KEYS[1], ARGV[3])
               end
-              return (fence_issue(KEYS[2], 1, ARGV[4]))
+              return (fence_issue(KEYS[2], reserve, ARGV[4]))
             end
             local function retryHint(now)
               local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
@@ -32,14 +36,15 @@ final class SemaphoreScripts {
             """;
 
     /**
-     * KEYS: holders, fence. ARGV: permit id, limit, lease ms, fence ttl ms (lease plus retention). Returns {@code {1,
-     * fencing token, server time ms}} or {@code {0, ms until the first permit expires}}.
+     * KEYS: holders, fence. ARGV: permit id, limit, lease ms, fence ttl ms (lease plus retention),
+     * tokens to reserve (1 or more). Returns {@code {1, fencing token, server time ms}} or {@code {0,
+     * ms until the first permit expires}}.
      */
     static final LuaScript ACQUIRE = LuaScript.of(NOW + GRANT + """
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
             -- A retry of a call whose reply was lost finds its own permit: the grant stands.
             if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
-              return {1, grant(now), now}
+              return {1, grant(now, tonumber(ARGV[5])), now}
             end
             return {0, retryHint(now)}
             """);
@@ -47,9 +52,9 @@ final class SemaphoreScripts {
     /**
      * Fair acquire. KEYS: holders, fence, queue (score = ticket), alive (score = waiter expiry),
      * ticket counter. ARGV: permit id, limit, lease ms, fence ttl ms (lease plus retention), waiter ttl ms, stay
-     * queued (1) or leave the queue on failure (0), release channel, PUBLISH or SPUBLISH. Returns {@code {1, fencing
-     * token}} or {@code {0, ms until the first permit expires, release signals that cannot
-     * serve this waiter yet}}.
+     * queued (1) or leave the queue on failure (0), release channel, PUBLISH or SPUBLISH, tokens to
+     * reserve. Returns {@code {1, fencing token, server time ms, waiters left in the queue}} or {@code
+     * {0, ms until the first permit expires, release signals that cannot serve this waiter yet}}.
      *
      * <p>A caller takes a ticket on its first call and keeps its place while it keeps calling (each
      * call refreshes its liveness); waiters that stopped calling (crashed) are pruned after the
@@ -58,7 +63,7 @@ final class SemaphoreScripts {
     static final LuaScript ACQUIRE_FAIR = LuaScript.of(NOW + GRANT + """
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
             if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-              return {1, grant(now), now}
+              return {1, grant(now, tonumber(ARGV[9])), now, redis.call('ZCARD', KEYS[3])}
             end
             local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 1000)
             if #gone > 0 then
@@ -77,11 +82,12 @@ final class SemaphoreScripts {
             if free > 0 and redis.call('ZRANK', KEYS[3], ARGV[1]) == 0 then
               redis.call('ZREM', KEYS[3], ARGV[1])
               redis.call('ZREM', KEYS[4], ARGV[1])
-              local token = grant(now)
-              if free > 1 and redis.call('ZCARD', KEYS[3]) > 0 then
+              local token = grant(now, tonumber(ARGV[9]))
+              local queued = redis.call('ZCARD', KEYS[3])
+              if free > 1 and queued > 0 then
                 redis.call(ARGV[8], ARGV[7], 'free')
               end
-              return {1, token, now}
+              return {1, token, now, queued}
             end
             -- Releases that must happen before this waiter can be served: one per waiter ahead that
             -- finds no free permit, plus one for itself. The waiter sleeps through fewer signals.
@@ -92,6 +98,24 @@ final class SemaphoreScripts {
               redis.call('ZREM', KEYS[4], ARGV[1])
             end
             return {0, retryHint(now), skip}
+            """);
+
+    /**
+     * Renews a held permit and reserves fresh fencing tokens for the holders of this process it
+     * passes to: used when the tokens reserved before are used up or older than the next waiter.
+     * Only an unfair semaphore passes permits on. KEYS: holders, fence. ARGV: permit id, lease ms,
+     * fence ttl ms, tokens to reserve. Returns {@code {1, first token, server time ms}}, or {@code
+     * {0}} if the permit is no longer held (never re-adds one that expired).
+     */
+    static final LuaScript RESERVE = LuaScript.of(NOW + FencingCounter.LUA + """
+            local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+            if not expiry or tonumber(expiry) <= now then return {0} end
+            redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+            if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+              redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            end
+            local token = fence_issue(KEYS[2], tonumber(ARGV[4]), ARGV[3])
+            return {1, token, now}
             """);
 
     /**

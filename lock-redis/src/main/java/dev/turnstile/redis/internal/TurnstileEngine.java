@@ -18,6 +18,7 @@ public final class TurnstileEngine implements AutoCloseable {
 
     private final RedisDeployment deployment;
     private final Locks locks;
+    private final PermitQueues permitQueues = new PermitQueues();
     private final EvictionCheck eviction;
 
     /**
@@ -47,7 +48,7 @@ public final class TurnstileEngine implements AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is null or blank or {@code limit} is below 1
      */
     public RedisSemaphore semaphore(String name, int limit) {
-        return CountingSemaphore.of(this.deployment, name, limit);
+        return CountingSemaphore.of(this.deployment, this.permitQueues, name, limit);
     }
 
     /** Returns whether the watchdog still renews and watches leases. */

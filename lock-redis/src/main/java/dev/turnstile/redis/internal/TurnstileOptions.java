@@ -17,8 +17,10 @@ import java.util.Objects;
  * @param watchdogThreads threads of the watchdog scheduler
  * @param minReplicas replicas that must acknowledge a grant ({@code WAIT}); 0 for none
  * @param replicaTimeout how long a grant waits for them
- * @param cohortHolders the most holders one lock grant in Redis serves in this process
- * @param cohortMaxAge how long after its grant in Redis a lock may still be passed on locally
+ * @param cohortHolders the most holders one lock grant (or semaphore permit) in Redis serves in this
+ *     process
+ * @param cohortMaxAge how long after its grant in Redis a lock (or permit) may still be passed on
+ *     locally
  * @param listeners the listeners that hear every lost lease and every renewal
  */
 public record TurnstileOptions(

@@ -10,6 +10,11 @@ import dev.turnstile.redis.Lease;
  */
 public interface Permit extends Lease {
 
-    /** Returns this permit's id, unique across every semaphore and process. */
+    /**
+     * Returns this permit's id in Redis ({@link RedisSemaphore#holders()}), unique among the
+     * permits held at once across every semaphore and process. A permit of an unfair semaphore
+     * passed from one thread of a process to the next keeps its id: two holds one after the other
+     * may share it; the fencing token tells them apart.
+     */
     String id();
 }

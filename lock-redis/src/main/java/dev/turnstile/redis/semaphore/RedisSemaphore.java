@@ -19,8 +19,29 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Fail-fast by default: {@link #tryAcquire()} answers at once with one Redis call. A waiting
  * acquire sleeps until a permit is released (or a bounded backoff elapses). In {@link #fair()} mode
- * waiters are served in arrival order and a newcomer never overtakes a waiter; otherwise whoever
- * tries first after a release wins.
+ * waiters are served in arrival order across every process and a newcomer never overtakes a
+ * waiter: each waiter takes its ticket in Redis's queue when it arrives and is granted in ticket
+ * order. To keep that order, a fair semaphore does not queue waiters in the process and never
+ * passes a permit on locally: each waiter is served by Redis, which costs throughput (the
+ * semaphore table in {@code docs/benchmarks.md} shows how much). Otherwise whoever tries first
+ * after a release wins.
+ *
+ * <p>Waiting threads of one process queue in that process (unfair mode only): at most {@link #limit()} of them hold a
+ * permit or contend for one in Redis, the others wait in arrival order without Redis traffic, and a
+ * holder that releases while others queue may pass its permit to the first of them without a Redis
+ * round trip. The permit stays leased in Redis under the same id and its server-side expiry; the
+ * next holder's lease counts from the previous holder's deadline (never later than the permit lives
+ * in Redis) and is renewed in Redis like any other, so no more than {@link #limit()} permits are held
+ * in the deployment whatever the clocks, and a crashed process's permits expire. Every holder gets
+ * its own fencing token, larger than that of every permit granted (in any process) before it asked;
+ * tokens are not in the order holds begin (a thread that waited through other grants may get a
+ * smaller token than a holder that began before it). A permit that vanished from Redis while it
+ * passed (a failover that lost its writes, an eviction) is reported lost for every holder it passed
+ * through since Redis last confirmed it, by the next call to Redis about that permit.
+ * A permit's grant in Redis serves at most the lock cohort's holders in a row and only within its
+ * age ({@code Turnstile.Builder.lockCohort}, 32 holders and 20 ms by default), then goes back to
+ * Redis; when another process was waiting for it, this process's next thread lets that process try
+ * first, for up to 20 ms. A try that does not wait never queues.
  *
  * <p>Every process must use the same limit for one name: the limit is checked against the
  * caller's value at each acquire, not stored.

@@ -82,7 +82,8 @@ class HistoryIntegrationTests {
      */
     private static boolean inShortSchedule(Primitive primitive, Fault fault) {
         if (fault.needsChildJvms()) {
-            return primitive == Primitive.LOCK || primitive == Primitive.REDLOCK;
+            // The semaphore too: its permits pass between the threads of each process.
+            return primitive == Primitive.LOCK || primitive == Primitive.REDLOCK || primitive == Primitive.SEMAPHORE;
         }
         if (fault.needsSentinel()) {
             return primitive == Primitive.LOCK;

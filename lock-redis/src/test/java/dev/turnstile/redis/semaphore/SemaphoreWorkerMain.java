@@ -31,9 +31,16 @@ import redis.clients.jedis.UnifiedJedis;
  *                                         "MAX n" then "DONE"
  * wait-fair PORT NAME LIMIT               waits up to 60 s for a permit of the fair semaphore,
  *                                         printing "WAITING" first and "ACQUIRED" if it gets one
+ * queue PORT NAME LIMIT THREADS MILLIS LEASE_MS FAIR COHORT_MS DELAY_MS
+ *                                         DELAY_MS after "go", runs {@link LocalQueue#run} for
+ *                                         MILLIS, with a cohort of 200 holders and COHORT_MS; prints
+ *                                         "RESULT max holds passes duplicates" then "DONE"
  * </pre>
  */
 public final class SemaphoreWorkerMain {
+
+    /** The longest a {@code queue} worker holds a permit. */
+    static final Duration MAX_HOLD = Duration.ofMillis(10);
 
     private SemaphoreWorkerMain() {}
 
@@ -45,7 +52,7 @@ public final class SemaphoreWorkerMain {
         try (UnifiedJedis redis = RedisClients.standalone(
                         new HostAndPort("127.0.0.1", port),
                         DefaultJedisClientConfig.builder().build());
-                Turnstile turnstile = Turnstile.builder(redis).build()) {
+                Turnstile turnstile = withCohort(Turnstile.builder(redis), args).build()) {
             RedisSemaphore semaphore = turnstile.semaphore(name, limit);
             if (args[0].equals("wait-fair")) {
                 System.out.println("WAITING");
@@ -53,6 +60,23 @@ public final class SemaphoreWorkerMain {
                 if (semaphore.fair().tryAcquire(Duration.ofSeconds(60), null).isPresent()) {
                     System.out.println("ACQUIRED");
                 }
+            } else if (args[0].equals("queue")) {
+                if (Boolean.parseBoolean(args[7])) {
+                    semaphore = semaphore.fair();
+                }
+                System.out.println("READY");
+                input.readLine();
+                Thread.sleep(Long.parseLong(args[9]));
+                LocalQueue.Result result = LocalQueue.run(
+                        semaphore,
+                        redis,
+                        Integer.parseInt(args[4]),
+                        Duration.ofMillis(Long.parseLong(args[5])),
+                        Duration.ofMillis(Long.parseLong(args[6])),
+                        MAX_HOLD);
+                System.out.println("RESULT " + result.maxHolders() + " " + result.holds() + " " + result.passes() + " "
+                        + result.duplicateTokens());
+                System.out.println("DONE");
             } else if (args[0].equals("hold")) {
                 long sent = System.nanoTime();
                 Duration lease = Duration.ofMillis(Long.parseLong(args[5]));
@@ -72,6 +96,13 @@ public final class SemaphoreWorkerMain {
             }
         }
         System.exit(0);
+    }
+
+    private static Turnstile.Builder withCohort(Turnstile.Builder builder, String[] args) {
+        if (args[0].equals("queue")) {
+            builder.lockCohort(200, Duration.ofMillis(Long.parseLong(args[8])));
+        }
+        return builder;
     }
 
     /** Acquire, count holders in Redis (INCR), release (DECR first): the count is exact at all times. */
@@ -106,6 +137,77 @@ public final class SemaphoreWorkerMain {
             }
             pool.shutdown();
             return max;
+        }
+    }
+
+    /**
+     * Many threads of one process on one semaphore, each holding a permit for a random moment (up
+     * to {@code maxHold}) and releasing it, so that most permits pass between local threads. Every
+     * hold is counted in Redis (INCR after the grant, DECR before the release: exact at all times,
+     * across processes) and its fencing token is added to a Redis set (a token seen twice is a
+     * duplicate).
+     */
+    static final class LocalQueue {
+
+        static final String TOKENS = "tokens-seen";
+
+        /**
+         * @param maxHolders the most holders counted at once
+         * @param holds the permits acquired
+         * @param passes the holds whose permit id an earlier hold of this process had: passed on locally
+         * @param duplicateTokens tokens that another hold had already
+         */
+        record Result(long maxHolders, long holds, long passes, long duplicateTokens) {}
+
+        private LocalQueue() {}
+
+        static Result run(
+                RedisSemaphore semaphore,
+                UnifiedJedis redis,
+                int threads,
+                Duration duration,
+                Duration lease,
+                Duration maxHold)
+                throws Exception {
+            long end = System.nanoTime() + duration.toNanos();
+            java.util.Set<String> ids = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            java.util.concurrent.atomic.LongAdder holds = new java.util.concurrent.atomic.LongAdder();
+            java.util.concurrent.atomic.LongAdder passes = new java.util.concurrent.atomic.LongAdder();
+            java.util.concurrent.atomic.LongAdder duplicates = new java.util.concurrent.atomic.LongAdder();
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<Long>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                results.add(pool.submit(() -> {
+                    long max = 0;
+                    while (System.nanoTime() < end) {
+                        Permit permit = semaphore.acquire(Duration.ofSeconds(60), lease);
+                        try {
+                            max = Math.max(max, redis.incr(HolderCount.KEY));
+                            holds.increment();
+                            if (!ids.add(permit.id())) {
+                                passes.increment();
+                            }
+                            if (redis.sadd(TOKENS + ":" + semaphore.name(), Long.toString(permit.fencingToken()))
+                                    == 0) {
+                                duplicates.increment();
+                            }
+                            java.util.concurrent.locks.LockSupport.parkNanos(
+                                    java.util.concurrent.ThreadLocalRandom.current()
+                                            .nextLong(maxHold.toNanos() + 1));
+                        } finally {
+                            redis.decr(HolderCount.KEY);
+                            permit.release();
+                        }
+                    }
+                    return max;
+                }));
+            }
+            long max = 0;
+            for (Future<Long> result : results) {
+                max = Math.max(max, result.get());
+            }
+            pool.shutdown();
+            return new Result(max, holds.sum(), passes.sum(), duplicates.sum());
         }
     }
 }
