@@ -40,6 +40,11 @@ import org.redisson.config.Config;
 public final class SemaphoreBenchmark {
 
     static final String NAME = "api";
+
+    /** The command that runs this, as the page it writes names it. */
+    static final String COMMAND = "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java"
+            + " -Dexec.mainClass=dev.turnstile.benchmarks.SemaphoreBenchmark";
+
     static final int PERMITS = 5;
     static final int THREADS = 16;
     static final Duration WAIT = Duration.ofSeconds(60);
@@ -220,11 +225,11 @@ public final class SemaphoreBenchmark {
             double load,
             LocalDate date) {
         StringBuilder text = new StringBuilder();
+        text.append(Provenance.header(COMMAND));
         text.append("# Semaphores, measured\n\n");
         text.append(String.format(
                 Locale.ROOT,
-                "Written by `./mvnw -q -pl lock-benchmarks exec:java -Dexec.mainClass=dev.turnstile.benchmarks.SemaphoreBenchmark`"
-                        + " on %s: %d cores, Java %s, one `redis-server` started for the run, load average %.2f"
+                "Measured on %s: %d cores, Java %s, one `redis-server` started for the run, load average %.2f"
                         + " when it began. %d threads, a semaphore of %d permits; each acquires with a %d s wait"
                         + " and a fixed %d s lease and releases at once. Warm-up %d s, then %d trials of %d s in"
                         + " turns; each row is its median trial. Commands are what Redis executed (`INFO"
