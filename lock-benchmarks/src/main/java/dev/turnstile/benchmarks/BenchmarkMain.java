@@ -60,28 +60,12 @@ public final class BenchmarkMain {
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        Duration trial = Duration.ofSeconds(2);
-        Duration warmUp = Duration.ofSeconds(1);
-        int trials = 3;
-        Path out = Path.of("docs", "benchmarks");
-        String only = "";
-        for (String arg : args) {
-            String value = arg.substring(arg.indexOf('=') + 1);
-            if (arg.startsWith("--trial=")) {
-                trial = Duration.ofMillis(parseMillis(value));
-            } else if (arg.startsWith("--warmup=")) {
-                warmUp = Duration.ofMillis(parseMillis(value));
-            } else if (arg.startsWith("--trials=")) {
-                trials = Integer.parseInt(value);
-            } else if (arg.startsWith("--out=")) {
-                out = Path.of(value);
-            } else if (arg.startsWith("--only=")) {
-                only = value;
-            }
-        }
+        RunOptions options = RunOptions.parse(args);
+        Path out = options.out();
+        String only = options.only();
         try (RedisServer server = RedisServer.start()) {
             Peers peers = new Peers(server);
-            Harness harness = new Harness(server, peers.counting, warmUp, trial, trials);
+            Harness harness = new Harness(server, peers.counting, options.warmUp(), options.trial(), options.trials());
             List<Measurement> results = new ArrayList<>();
             Map<String, List<Scenario>> groups = new LinkedHashMap<>();
             for (Scenario scenario : peers.scenarios()) {
@@ -114,8 +98,9 @@ public final class BenchmarkMain {
                     "2 JVM processes".contains(only) || only.contains("process") ? libraries : new String[0][]) {
                 // The median of the trials, by throughput.
                 List<double[]> runs = new ArrayList<>();
-                for (int i = 0; i < trials; i++) {
-                    runs.add(TwoProcessRun.measure(server, library[0], "two-jvms", 4, trial.multipliedBy(2)));
+                for (int i = 0; i < options.trials(); i++) {
+                    runs.add(TwoProcessRun.measure(
+                            server, library[0], "two-jvms", 4, options.trial().multipliedBy(2)));
                 }
                 runs.sort((a, b) -> Double.compare(a[0], b[0]));
                 double[] measured = runs.get(runs.size() / 2);
@@ -147,9 +132,9 @@ public final class BenchmarkMain {
                     processes,
                     idle,
                     redisBenchmark,
-                    trial,
-                    warmUp,
-                    trials,
+                    options.trial(),
+                    options.warmUp(),
+                    options.trials(),
                     redisVersion,
                     LocalDate.now());
             System.out.println();
@@ -455,15 +440,5 @@ public final class BenchmarkMain {
     /** Whether group {@code title} is run: {@code only} is empty, or one of its comma-separated texts is in the title. */
     private static boolean selected(String only, String title) {
         return only.isEmpty() || java.util.Arrays.stream(only.split(",")).anyMatch(title::contains);
-    }
-
-    private static long parseMillis(String value) {
-        if (value.endsWith("ms")) {
-            return Long.parseLong(value.substring(0, value.length() - 2));
-        }
-        if (value.endsWith("s")) {
-            return Long.parseLong(value.substring(0, value.length() - 1)) * 1000;
-        }
-        return Long.parseLong(value);
     }
 }

@@ -54,26 +54,12 @@ public final class SemaphoreBenchmark {
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        Duration trial = Duration.ofSeconds(2);
-        Duration warmUp = Duration.ofSeconds(1);
-        int trials = 3;
-        Path out = Path.of("docs", "benchmarks");
-        String only = "";
-        for (String arg : args) {
-            String value = arg.substring(arg.indexOf('=') + 1);
-            if (arg.startsWith("--trial=")) {
-                trial = Duration.ofMillis(Long.parseLong(value.replace("ms", "").replace("s", "000")));
-            } else if (arg.startsWith("--warmup=")) {
-                warmUp =
-                        Duration.ofMillis(Long.parseLong(value.replace("ms", "").replace("s", "000")));
-            } else if (arg.startsWith("--trials=")) {
-                trials = Integer.parseInt(value);
-            } else if (arg.startsWith("--out=")) {
-                out = Path.of(value);
-            } else if (arg.startsWith("--only=")) {
-                only = value;
-            }
-        }
+        RunOptions options = RunOptions.parse(args);
+        Duration trial = options.trial();
+        Duration warmUp = options.warmUp();
+        int trials = options.trials();
+        Path out = options.out();
+        String only = options.only();
         double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         try (RedisServer server = RedisServer.start()) {
             CountingRedis counting = new CountingRedis(server.hostAndPort(), 64);
