@@ -463,9 +463,9 @@ final class ManagedLease implements Lease {
                 this.kind.label(),
                 this.name,
                 this.fencingToken,
-                found,
                 event.reason().description(),
-                event.reason());
+                event.reason(),
+                found);
         this.leases.publishLoss(event);
         toNotify.forEach(listener -> Leases.notifySafely(listener, event));
     }
