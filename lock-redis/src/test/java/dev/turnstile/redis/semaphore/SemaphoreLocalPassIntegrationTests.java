@@ -44,11 +44,9 @@ class SemaphoreLocalPassIntegrationTests {
             List<String> order = new CopyOnWriteArrayList<>();
             Permit h = sa.acquire(Duration.ZERO, LEASE);
             Thread w = holder(sa, order, "W", () -> sleep(50));
-            awaitParked(w);
-            Thread.sleep(50);
+            awaitQueuedInRedis(name, 1); // W's ticket
             Thread t = holder(sb, order, "T", () -> sleep(50));
-            awaitParked(t);
-            Thread.sleep(200);
+            awaitQueuedInRedis(name, 2); // T's, after W's
             h.release();
             w.join(10_000);
             t.join(10_000);
@@ -80,22 +78,22 @@ class SemaphoreLocalPassIntegrationTests {
             await().atMost(Duration.ofSeconds(5))
                     .until(() -> redis.server().client().zcard(queue(name)) == 1);
             Thread c = holder(sa, order, "C", () -> sleep(20));
-            awaitParked(c);
-            Thread.sleep(20);
+            awaitQueuedInRedis(name, 2); // C's ticket, after X's
             Thread w = holder(sa, order, "W", () -> sleep(20));
-            awaitParked(w);
-            sleepUntil(h1At + TimeUnit.MILLISECONDS.toNanos(1300));
+            awaitQueuedInRedis(name, 3); // W's, after C's
+            awaitAge(h1At, Duration.ofMillis(1300));
             // With local passing, C and W waited in process A, and X's grant found Redis's queue empty.
             z.release();
             await().atMost(Duration.ofSeconds(5)).until(() -> order.contains("X"));
             Thread t = holder(sb, order, "T", () -> awaitLatch(releaseT));
-            awaitParked(t);
-            Thread.sleep(100);
-            sleepUntil(h1At + TimeUnit.MILLISECONDS.toNanos(2200));
+            awaitQueuedInRedis(name, 3); // C, W and T's ticket
+            awaitAge(h1At, Duration.ofMillis(2200));
             // With local passing, H1's grant was too old to pass on: C took its ticket only now, behind T.
             h1.release();
             await().atMost(Duration.ofSeconds(5)).until(() -> order.size() >= 2);
-            Thread.sleep(100);
+            // The one H1's permit went to has left the queue (C and W hold only briefly, so fewer may stay).
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> redis.server().client().zcard(queue(name)) <= 2);
             System.out.println("fifo-local queued in Redis before X releases: "
                     + redis.server().client().zrange(queue(name), 0, -1));
             // With local passing, X's young permit went to the head of A's local queue, W, ahead of C.
@@ -138,14 +136,13 @@ class SemaphoreLocalPassIntegrationTests {
                 awaitLatch(releaseA);
                 releasedA.set(p.release());
             });
-            awaitParked(ta);
-            Thread.sleep(20);
+            awaitQueuedLocally(ta);
             Thread tw = start(() -> {
                 Permit p = sa.acquire(WAIT, LEASE);
                 p.onLost(e -> lostW.set(true));
                 permitW.set(p);
             });
-            awaitParked(tw);
+            awaitQueuedLocally(tw);
             h0.release(); // passes to A (one call renews the permit and reserves tokens W may use)
             await().atMost(Duration.ofSeconds(5)).until(() -> permitA.get() != null);
             String id = permitA.get().id();
@@ -201,11 +198,29 @@ class SemaphoreLocalPassIntegrationTests {
         return thread;
     }
 
-    private static void awaitParked(Thread thread) {
+    /** Waits until {@code count} fair waiters hold a ticket in Redis's queue of {@code name}. */
+    private static void awaitQueuedInRedis(String name, long count) {
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> redis.server().client().zcard(queue(name)) == count);
+    }
+
+    /** Waits until {@code thread} waits in its process's queue of permits. */
+    private static void awaitQueuedLocally(Thread thread) {
         await().pollInterval(Duration.ofMillis(1))
                 .atMost(Duration.ofSeconds(10))
-                .until(() ->
-                        thread.getState() == Thread.State.TIMED_WAITING || thread.getState() == Thread.State.WAITING);
+                .until(() -> {
+                    Thread.State state = thread.getState();
+                    return (state == Thread.State.TIMED_WAITING || state == Thread.State.WAITING)
+                            && java.util.Arrays.stream(thread.getStackTrace())
+                                    .anyMatch(frame -> frame.getClassName().contains("PermitQueues"));
+                });
+    }
+
+    /** Waits until {@code age} has passed since {@code sinceNanos} (a grant's age decides a pass). */
+    private static void awaitAge(long sinceNanos, Duration age) {
+        await().pollInterval(Duration.ofMillis(5))
+                .atMost(age.plusSeconds(5))
+                .until(() -> System.nanoTime() - sinceNanos >= age.toNanos());
     }
 
     private static void awaitLatch(CountDownLatch latch) {
@@ -216,18 +231,12 @@ class SemaphoreLocalPassIntegrationTests {
         }
     }
 
+    /** A holder's work: it holds its permit this long. */
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void sleepUntil(long nanos) throws InterruptedException {
-        long left = nanos - System.nanoTime();
-        if (left > 0) {
-            TimeUnit.NANOSECONDS.sleep(left);
         }
     }
 }
