@@ -14,7 +14,7 @@ import redis.clients.jedis.UnifiedJedis;
  * Entry point: hands out locks and semaphores that live in one Redis deployment.
  *
  * <pre>{@code
- * Turnstile turnstile = Turnstile.builder(new JedisPooled("localhost", 6379))
+ * Turnstile turnstile = Turnstile.builder(RedisClient.create("localhost", 6379))
  *         .keyPrefix("turnstile")
  *         .defaultLease(Duration.ofSeconds(30))
  *         .build();
@@ -40,8 +40,10 @@ public final class Turnstile implements LockFactory, AutoCloseable {
     }
 
     /**
-     * Starts a builder over a Jedis client: {@code JedisPooled} for one server, {@code
-     * JedisSentineled} for Sentinel, {@code JedisCluster} for a cluster.
+     * Starts a builder over a Jedis client: {@code RedisClient} for one server, {@code
+     * RedisSentinelClient} for Sentinel, {@code RedisClusterClient} for a cluster (from Jedis 7.2,
+     * and the only ones in Jedis 8); before Jedis 7.2, {@code JedisPooled}, {@code JedisSentineled}
+     * and {@code JedisCluster}.
      */
     public static Builder builder(UnifiedJedis redis) {
         return new Builder(Objects.requireNonNull(redis, "'redis' must not be null"));
@@ -123,7 +125,10 @@ public final class Turnstile implements LockFactory, AutoCloseable {
             return this;
         }
 
-        /** Threads of the watchdog scheduler, 1 by default; more only for many thousands of leases. */
+        /**
+         * Threads that time lease renewals, 1 by default; each renewal's Redis call runs on a pooled
+         * thread that the pool adds as needed, so one stuck server never delays the others.
+         */
         public Builder watchdogThreads(int watchdogThreads) {
             this.options.watchdogThreads(watchdogThreads);
             return this;

@@ -45,8 +45,10 @@ import redis.clients.jedis.UnifiedJedis;
  * counter</em> (a restart without persistence, eviction). A client whose clock is behind the
  * counters, or more than 1 s behind a master's clock, is told the least token each master would
  * take (a master with no counter records it) and offers the greatest of them in a second round;
- * one acquire is so one round trip to the masters in the usual case, two after a client with a
- * faster clock or with masters' clocks ahead: no assumption is made on clocks being set alike.
+ * one acquire is so designed to take one round trip to the masters in the usual case, two after a
+ * client with a faster clock or with masters' clocks ahead (the tests show grants within the wait
+ * with clocks an hour apart; they do not count rounds): no assumption is made on clocks being set
+ * alike.
  * It does not make Redlock a consensus protocol; see the README.
  *
  * <p>A release that more than a minority of the masters answer "not this owner's" proves the
@@ -55,7 +57,8 @@ import redis.clients.jedis.UnifiedJedis;
  * back, whatever state a master is in; a call still running through a client's pool gives its
  * own back when it ends (within that client's socket timeout).
  *
- * <p>A master whose {@code JedisPooled} holds an idle connection is called on the caller's thread:
+ * <p>A master whose one-server client ({@code RedisClient}, or {@code JedisPooled} before Jedis
+ * 7.2) holds an idle connection is called on the caller's thread:
  * the call is written to every such master first, then the replies are read, each within the node
  * timeout. Any other master, and one whose last such call did not answer in time, is called on its
  * own small bounded pool until it answers again, so a stalled master never multiplies threads nor
@@ -181,8 +184,9 @@ public final class Redlock implements LockFactory, AutoCloseable {
         }
 
         /**
-         * How long one master may take to answer an acquire before it counts as a refusal; 50 ms by
-         * default. Keep it small beside the lease: every millisecond spent waiting is taken from
+         * How long one master may take to answer each call (acquire, renewal, release; a new
+         * connection's TLS handshake included) before it counts as a refusal or as no answer; 50 ms
+         * by default. Keep it small beside the lease: every millisecond spent waiting is taken from
          * the validity.
          */
         public Builder nodeTimeout(Duration nodeTimeout) {
