@@ -42,7 +42,7 @@ public final class KeyspaceScan {
     /** Returns the locks held under {@code keys}' prefix (a forced release's marker is no holder). */
     public List<HeldLock> heldLocks(RedisKeys keys) {
         List<HeldLock> locks = new ArrayList<>();
-        forEach(keys.lockPattern(), key -> {
+        forEach(keys.lock("*"), key -> {
             String owner = this.redis.get(key);
             long ttl = this.redis.pttl(key);
             String name = keys.lockName(key);
@@ -57,7 +57,7 @@ public final class KeyspaceScan {
     public List<SemaphoreState> semaphores(RedisKeys keys) {
         List<SemaphoreState> semaphores = new ArrayList<>();
         long nowMillis = serverMillis();
-        forEach(keys.semaphorePattern(), key -> {
+        forEach(keys.semaphore("*"), key -> {
             String name = keys.semaphoreName(key);
             if (name != null && "zset".equals(this.redis.type(key))) {
                 List<String> holders = new ArrayList<>();

@@ -18,7 +18,9 @@ import org.jspecify.annotations.Nullable;
  * {prefix}:sem:{name}:free      channel published on release
  * </pre>
  *
- * <p>It also reads the layout back: which lock or semaphore a key found by {@code SCAN} is.
+ * <p>It also reads the layout back: which lock or semaphore a key found by {@code SCAN} is. The key
+ * of the name {@code "*"} is the {@code SCAN} pattern of every such key (braces are no pattern
+ * characters).
  */
 public final class RedisKeys {
 
@@ -48,11 +50,6 @@ public final class RedisKeys {
         return tagged(LOCK, name);
     }
 
-    /** Returns a {@code SCAN} pattern that matches every lock key (and may match more: see {@link #lockName}). */
-    public String lockPattern() {
-        return this.prefix + LOCK + "*";
-    }
-
     /** Returns the name of the lock whose key is {@code key}, or null if it is not a lock key. */
     public @Nullable String lockName(String key) {
         return untagged(LOCK, key);
@@ -79,14 +76,6 @@ public final class RedisKeys {
     /** Returns the holders ZSET of semaphore {@code name}. */
     public String semaphore(String name) {
         return tagged(SEMAPHORE, name);
-    }
-
-    /**
-     * Returns a {@code SCAN} pattern that matches every semaphore's holders ZSET (and its other
-     * keys: see {@link #semaphoreName}).
-     */
-    public String semaphorePattern() {
-        return this.prefix + SEMAPHORE + "*";
     }
 
     /** Returns the name of the semaphore whose holders ZSET is {@code key}, or null if it is none. */
