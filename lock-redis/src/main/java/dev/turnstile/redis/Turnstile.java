@@ -36,7 +36,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
     private final TurnstileEngine engine;
 
     private Turnstile(Builder builder) {
-        this.engine = new TurnstileEngine(builder.redis, builder.options.build());
+        this.engine = new TurnstileEngine(builder.redis, builder.options().build());
     }
 
     /**
@@ -90,39 +90,13 @@ public final class Turnstile implements LockFactory, AutoCloseable {
     }
 
     /** Options of a {@link Turnstile}; every one has a default. */
-    public static final class Builder {
+    public static final class Builder extends LockFactoryBuilder<Builder> {
 
         private final UnifiedJedis redis;
-        private final TurnstileOptions.Builder options = TurnstileOptions.builder();
 
         private Builder(UnifiedJedis redis) {
+            super(TurnstileOptions.builder());
             this.redis = redis;
-        }
-
-        /** Namespace of every key, {@code "turnstile"} by default; no trailing colon. */
-        public Builder keyPrefix(String keyPrefix) {
-            this.options.keyPrefix(keyPrefix);
-            return this;
-        }
-
-        /**
-         * Lease used when an acquire gives none; such leases are renewed by the watchdog at a third
-         * of this time until released. 30 s by default: a crashed holder blocks others this long.
-         */
-        public Builder defaultLease(Duration defaultLease) {
-            this.options.defaultLease(defaultLease);
-            return this;
-        }
-
-        /**
-         * How long a fencing counter is kept after the lease it was set with ends, 10 s by default:
-         * then the name leaves nothing in Redis. Tokens keep increasing after it expires (they floor
-         * at the server's clock in microseconds), as long as the Redis server's clock does not step
-         * back by more than the lease plus this.
-         */
-        public Builder fenceRetention(Duration fenceRetention) {
-            this.options.fenceRetention(fenceRetention);
-            return this;
         }
 
         /**
@@ -130,7 +104,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * thread that the pool adds as needed, so one stuck server never delays the others.
          */
         public Builder watchdogThreads(int watchdogThreads) {
-            this.options.watchdogThreads(watchdogThreads);
+            options().watchdogThreads(watchdogThreads);
             return this;
         }
 
@@ -143,7 +117,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * that did not acknowledge can still be chosen. Off (0) by default.
          */
         public Builder minReplicas(int replicas, Duration timeout) {
-            this.options.minReplicas(replicas, timeout);
+            options().minReplicas(replicas, timeout);
             return this;
         }
 
@@ -157,13 +131,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * the threads of this process that wait for it.
          */
         public Builder lockCohort(int holders, Duration maxAge) {
-            this.options.lockCohort(holders, maxAge);
-            return this;
-        }
-
-        /** Adds a listener that hears every lost lease of this instance. */
-        public Builder listener(LeaseListener listener) {
-            this.options.listener(listener);
+            options().lockCohort(holders, maxAge);
             return this;
         }
 

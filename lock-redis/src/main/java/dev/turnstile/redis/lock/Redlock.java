@@ -1,7 +1,7 @@
 package dev.turnstile.redis.lock;
 
-import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.LockFactory;
+import dev.turnstile.redis.LockFactoryBuilder;
 import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.TurnstileDiagnostics.Eviction;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
@@ -73,9 +73,9 @@ public final class Redlock implements LockFactory, AutoCloseable {
 
     private final RedlockEngine engine;
 
-    private Redlock(Builder builder) {
-        this.engine = new RedlockEngine(
-                builder.masters, builder.names, builder.options.build(), builder.nodeTimeout, builder.retryDelay);
+    private Redlock(Builder builder, TurnstileOptions options) {
+        this.engine =
+                new RedlockEngine(builder.masters, builder.names, options, builder.nodeTimeout, builder.retryDelay);
     }
 
     /** Redlock over {@code masters} with the defaults; at least three masters, an odd number advised. */
@@ -145,42 +145,21 @@ public final class Redlock implements LockFactory, AutoCloseable {
     }
 
     /** Options of a {@link Redlock}. */
-    public static final class Builder {
+    public static final class Builder extends LockFactoryBuilder<Builder> {
 
         private final List<UnifiedJedis> masters;
-        private final TurnstileOptions.Builder options = TurnstileOptions.builder();
         private Duration nodeTimeout = Duration.ofMillis(50);
         private Duration retryDelay = Duration.ofMillis(200);
         private @Nullable List<String> names;
 
         private Builder(List<? extends UnifiedJedis> masters) {
+            super(TurnstileOptions.builder());
             Objects.requireNonNull(masters, "'masters' must not be null");
             if (masters.size() < 3) {
                 throw new IllegalArgumentException(
                         "Redlock needs at least 3 independent masters (5 is usual) but got " + masters.size());
             }
             this.masters = List.copyOf(masters);
-        }
-
-        /**
-         * Namespace of every key, {@code "turnstile"} by default; no trailing colon, no braces (as
-         * {@code Turnstile.Builder.keyPrefix}).
-         */
-        public Builder keyPrefix(String keyPrefix) {
-            this.options.keyPrefix(keyPrefix);
-            return this;
-        }
-
-        /** Lease when none is given, renewed by the watchdog on a majority; 30 s by default. */
-        public Builder defaultLease(Duration defaultLease) {
-            this.options.defaultLease(defaultLease);
-            return this;
-        }
-
-        /** How long a fencing counter is kept on each master after the lease it was set with ends; 10 s by default. */
-        public Builder fenceRetention(Duration fenceRetention) {
-            this.options.fenceRetention(fenceRetention);
-            return this;
         }
 
         /**
@@ -234,18 +213,12 @@ public final class Redlock implements LockFactory, AutoCloseable {
             return this;
         }
 
-        /** Adds a listener that hears every lost lease. */
-        public Builder listener(LeaseListener listener) {
-            this.options.listener(listener);
-            return this;
-        }
-
         /**
          * Builds it. It makes no Redis call on the calling thread; the eviction check ({@link
          * Redlock#eviction()}) runs on a background thread and never fails.
          */
         public Redlock build() {
-            return new Redlock(this);
+            return new Redlock(this, options().build());
         }
     }
 }
