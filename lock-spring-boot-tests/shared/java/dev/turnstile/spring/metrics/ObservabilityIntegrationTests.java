@@ -264,6 +264,22 @@ class ObservabilityIntegrationTests {
     }
 
     @Test
+    void healthIsDownWithAReasonOnceTheWatchdogStopped() {
+        this.runner.run(context -> {
+            assertThat(BootLine.health(context).status()).isEqualTo("UP");
+            // Closing the Turnstile stops its watchdog: no lease would be renewed any more.
+            context.getBean(Turnstile.class).close();
+            BootLine.HealthView health = BootLine.health(context);
+            assertThat(health.status()).isEqualTo("DOWN");
+            assertThat(health.details())
+                    .containsEntry("watchdog", "stopped")
+                    .hasEntrySatisfying("reason", reason -> assertThat(reason)
+                            .asString()
+                            .contains("the lease watchdog is stopped"));
+        });
+    }
+
+    @Test
     void healthIsDownWhenRedisIsGone() {
         this.runner
                 .withPropertyValues("spring.data.redis.port=1", "spring.data.redis.timeout=300ms")
