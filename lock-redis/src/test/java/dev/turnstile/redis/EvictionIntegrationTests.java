@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -268,16 +269,19 @@ class EvictionIntegrationTests {
     /**
      * What the WARN and docs/operations.md#eviction say, on a real server: the lock's key is evicted
      * while it is held, a second client gets the lock at once, and the holder still believes it
-     * holds it until its next renewal, which reports the loss to its listener.
+     * holds it until its next renewal, which reports the loss to its listener: a third of the lease
+     * after the last renewal at most, so within a third of the lease of the eviction.
      */
     @Test
     void anEvictedLockIsTakenAtOnceAndItsHolderLearnsOnlyAtItsNextRenewal() {
         RedisServer evicting = evictingServer(ALLKEYS_LRU);
         AtomicInteger renewals = new AtomicInteger();
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+        AtomicLong lostAtNanos = new AtomicLong();
         LeaseListener listener = new LeaseListener() {
             @Override
             public void leaseLost(LeaseLostEvent event) {
+                lostAtNanos.compareAndSet(0, System.nanoTime());
                 lost.add(event);
             }
 
@@ -286,8 +290,9 @@ class EvictionIntegrationTests {
                 renewals.incrementAndGet();
             }
         };
-        // Renewed every 4 s (a third of the lease): the eviction and the second acquire fit between two.
-        Duration lease = Duration.ofSeconds(12);
+        // Renewed every 10 s (a third of the lease): the eviction and the second acquire fit between
+        // two, also on a busy machine.
+        Duration lease = Duration.ofSeconds(30);
         try (UnifiedJedis holderClient = evicting.newClient(Duration.ofSeconds(2));
                 UnifiedJedis otherClient = evicting.newClient(Duration.ofSeconds(2));
                 Turnstile holder = Turnstile.builder(holderClient)
@@ -300,6 +305,7 @@ class EvictionIntegrationTests {
             await().atMost(lease).until(() -> renewals.get() == 1);
 
             long evicted = fillUntilEvicted(admin, "turnstile:lock:{invoice:7}");
+            long evictedAtNanos = System.nanoTime();
             Lease taken = other.lock("invoice:7").acquire(Duration.ZERO, Duration.ofSeconds(30));
 
             assertThat(renewals.get()).as("no renewal ran since the eviction").isEqualTo(1);
@@ -310,7 +316,14 @@ class EvictionIntegrationTests {
                     .as("the fencing token still rises: it floors at the server's clock")
                     .isGreaterThan(held.fencingToken());
 
+            Duration nextRenewal = lease.dividedBy(3).plusMillis(500);
             await().atMost(lease).until(() -> !lost.isEmpty());
+            assertThat(Duration.ofNanos(lostAtNanos.get() - evictedAtNanos))
+                    .as("the loss is heard at the next renewal, a third of the lease after the last at most")
+                    .isLessThanOrEqualTo(nextRenewal);
+            assertThat(renewals.get())
+                    .as("no renewal succeeded after the eviction")
+                    .isEqualTo(1);
             assertThat(lost).singleElement().satisfies(event -> {
                 assertThat(event.name()).isEqualTo("invoice:7");
                 assertThat(event.reason()).isEqualTo(Reason.TAKEN_OVER);

@@ -84,8 +84,8 @@ public abstract class LockContract {
             assertThat(lease.isHeld()).isTrue();
             assertThat(this.client.pttl("turnstile:lock:{item:42}")).isBetween(1L, 10_000L);
             assertThat(Long.parseLong(this.client.get("turnstile:fence:{item:42}")))
-                    .as("the counter is at the last token reserved for this grant's local holders")
-                    .isGreaterThanOrEqualTo(lease.fencingToken());
+                    .as("the counter is at the last token reserved for this grant's cohort of 32 holders")
+                    .isEqualTo(lease.fencingToken() + 31);
             assertThat(this.client.pttl("turnstile:fence:{item:42}")).isPositive();
         }
         assertThat(this.client.exists("turnstile:lock:{item:42}")).isFalse();

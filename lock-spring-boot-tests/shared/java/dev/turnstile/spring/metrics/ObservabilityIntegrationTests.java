@@ -90,6 +90,39 @@ class ObservabilityIntegrationTests {
     }
 
     @Test
+    void aWaitingCallerIsOneActiveTaskOfTheLongTaskTimerUntilItIsGranted() {
+        this.runner.run(context -> {
+            Work work = context.getBean(Work.class);
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            CompletableFuture<String> waiter;
+            try (Turnstile other = Turnstile.builder(redis.server().client()).build();
+                    Lease busy = other.lock("item:awaited").acquire(Duration.ZERO, null)) {
+                waiter = CompletableFuture.supplyAsync(() -> work.waiting("awaited"));
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> meters.find("turnstile.acquire.active")
+                                        .tags("kind", "lock", "name", "item:#id")
+                                        .longTaskTimer()
+                                        != null);
+                // Polled while the other process still holds the lock: the caller is waiting.
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> meters.get("turnstile.acquire.active")
+                                        .tags("kind", "lock", "name", "item:#id")
+                                        .longTaskTimer()
+                                        .activeTasks()
+                                == 1);
+                assertThat(waiter).isNotDone();
+            }
+            assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo("awaited");
+            assertThat(meters.get("turnstile.acquire.active")
+                            .tags("kind", "lock", "name", "item:#id")
+                            .longTaskTimer()
+                            .activeTasks())
+                    .as("no wait left once the caller was granted")
+                    .isZero();
+        });
+    }
+
+    @Test
     void withoutAnObservationRegistryTheTimerIsStillRecordedOncePerAcquisition() {
         new ApplicationContextRunner()
                 .withConfiguration(BootLine.turnstile())
@@ -231,6 +264,22 @@ class ObservabilityIntegrationTests {
     }
 
     @Test
+    void healthIsDownWithAReasonOnceTheWatchdogStopped() {
+        this.runner.run(context -> {
+            assertThat(BootLine.health(context).status()).isEqualTo("UP");
+            // Closing the Turnstile stops its watchdog: no lease would be renewed any more.
+            context.getBean(Turnstile.class).close();
+            BootLine.HealthView health = BootLine.health(context);
+            assertThat(health.status()).isEqualTo("DOWN");
+            assertThat(health.details())
+                    .containsEntry("watchdog", "stopped")
+                    .hasEntrySatisfying("reason", reason -> assertThat(reason)
+                            .asString()
+                            .contains("the lease watchdog is stopped"));
+        });
+    }
+
+    @Test
     void healthIsDownWhenRedisIsGone() {
         this.runner
                 .withPropertyValues("spring.data.redis.port=1", "spring.data.redis.timeout=300ms")
@@ -243,6 +292,11 @@ class ObservabilityIntegrationTests {
 
         @DistributedLock(key = "item:#id", waitTime = "0s")
         public String locked(String id) {
+            return id;
+        }
+
+        @DistributedLock(key = "item:#id", waitTime = "10s")
+        public String waiting(String id) {
             return id;
         }
 

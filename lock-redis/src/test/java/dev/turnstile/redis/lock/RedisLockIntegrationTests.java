@@ -10,10 +10,12 @@ import dev.turnstile.redis.LeaseLostEvent;
 import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.internal.LockScriptsAccess;
+import dev.turnstile.test.redis.CommandRecorder;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -52,6 +54,33 @@ class RedisLockIntegrationTests {
         this.turnstile.close();
         this.otherProcess.close();
         this.client.close();
+    }
+
+    /** docs/java-api.md: {@code tryAcquire()} is one try, one Redis call, granted or refused. */
+    @Test
+    void tryAcquireIsOneRedisCallWhetherItGrantsOrIsRefused() {
+        NamedLock lock = this.turnstile.lock("one-call");
+        // The first call of a script on a new server may also load it (NOSCRIPT, then EVAL).
+        lock.tryAcquire().orElseThrow().release();
+
+        Optional<Lease> granted;
+        List<String> grantCommands;
+        try (CommandRecorder recorder = CommandRecorder.start(redis.server())) {
+            granted = lock.tryAcquire();
+            grantCommands = recorder.clientCommands();
+        }
+        assertThat(granted).isPresent();
+        assertThat(grantCommands).as("a granting tryAcquire()").containsExactly("EVALSHA");
+
+        Optional<Lease> refused;
+        List<String> refusalCommands;
+        try (CommandRecorder recorder = CommandRecorder.start(redis.server())) {
+            refused = this.otherProcess.lock("one-call").tryAcquire();
+            refusalCommands = recorder.clientCommands();
+        }
+        assertThat(refused).isEmpty();
+        assertThat(refusalCommands).as("a refused tryAcquire()").containsExactly("EVALSHA");
+        assertThat(granted.get().release()).isTrue();
     }
 
     @Test

@@ -2,9 +2,16 @@ package dev.turnstile.redis.nemesis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.turnstile.test.history.History;
+import dev.turnstile.test.history.HistoryChecker;
+import dev.turnstile.test.history.HistoryClock;
+import dev.turnstile.test.history.Hold;
 import dev.turnstile.test.redis.ChildJvm;
 import dev.turnstile.test.redis.RedisServer;
 import dev.turnstile.test.redis.RedisServerExtension;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +29,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Redlock lock over five masters, while a nemesis pauses masters, freezes holders past their lease
  * (SIGSTOP), and kills masters and restarts them without persistence: at once, then after one
  * lease as the README recommends. Whatever the nemesis does, no acknowledged increment is lost and
- * the tokens of the writes the register accepted strictly increase.
+ * the tokens of the writes the register accepted strictly increase. The register hides what it
+ * refuses, so every acquisition is also recorded in a {@link History} and judged by the {@link
+ * HistoryChecker}: no phase gives a hold a token below one granted before it was asked for, and with
+ * restarts delayed by a lease no two holds overlap unless the earlier one was reported lost. (An
+ * immediate restart without persistence may let a second holder in: that phase prints its overlaps.)
  */
 class RedlockNemesisIntegrationTests {
 
@@ -33,7 +44,7 @@ class RedlockNemesisIntegrationTests {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     @Test
-    void noAcknowledgedIncrementIsLostAndAcceptedTokensIncreaseWhateverTheNemesisDoes() {
+    void noAcknowledgedIncrementIsLostAndAcceptedTokensIncreaseWhateverTheNemesisDoes() throws IOException {
         RedisServer register = redis.server();
         List<RedisServer> masters = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -45,7 +56,17 @@ class RedlockNemesisIntegrationTests {
             masters.forEach(RedisServer::flushAll);
             Outcome outcome = phase(register, masters, delayedRestart);
             System.out.println("Redlock nemesis, "
-                    + (delayedRestart ? "restarts delayed by one lease" : "immediate restarts") + ": " + outcome);
+                    + (delayedRestart ? "restarts delayed by one lease" : "immediate restarts") + ": " + outcome
+                    + "; history: " + outcome.verdict);
+            assertThat(outcome.verdict.holds()).as("holds recorded").isGreaterThanOrEqualTo((int) outcome.acks);
+            assertThat(outcome.verdict.tokenInversions())
+                    .as("holds granted a token below one granted before they were asked for: %s", outcome.verdict)
+                    .isZero();
+            if (delayedRestart) {
+                assertThat(outcome.verdict.unexplainedOverlaps())
+                        .as("overlapping holds, the earlier not reported lost: %s", outcome.verdict)
+                        .isZero();
+            }
             FencedRegister fenced = new FencedRegister(register.client());
             assertThat(outcome.acks).as("the workers made progress").isPositive();
             staleInAllPhases += outcome.stale;
@@ -63,17 +84,25 @@ class RedlockNemesisIntegrationTests {
                 .isPositive();
     }
 
-    private Outcome phase(RedisServer register, List<RedisServer> masters, boolean delayedRestart) {
+    private Outcome phase(RedisServer register, List<RedisServer> masters, boolean delayedRestart) throws IOException {
         String ports = masters.stream().map(m -> Integer.toString(m.port())).collect(Collectors.joining(","));
         List<ChildJvm> workers = new ArrayList<>();
+        List<Path> historyFiles = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
+            Path historyFile = Files.createTempFile("redlock-nemesis-worker-" + (i + 1), ".tsv");
+            historyFile.toFile().deleteOnExit();
+            historyFiles.add(historyFile);
             workers.add(redis.startChild(
                     RedlockWorkerMain.class,
                     ports,
                     Integer.toString(register.port()),
                     Long.toString(LEASE_MILLIS),
-                    Long.toString(PHASE_MILLIS)));
+                    Long.toString(PHASE_MILLIS),
+                    historyFile.toString(),
+                    "worker-" + (i + 1)));
         }
+        // [worker index, paused from, resumed at], in HistoryClock micros, for the checker.
+        List<long[]> pauses = java.util.Collections.synchronizedList(new ArrayList<>());
         Outcome outcome = new Outcome();
         Random random = new Random(delayedRestart ? 7 : 3);
         ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
@@ -85,13 +114,16 @@ class RedlockNemesisIntegrationTests {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(150 + random.nextInt(250)));
                 int action = random.nextInt(4);
                 if (action < 2) {
-                    ChildJvm worker = workers.get(random.nextInt(workers.size()));
+                    int index = random.nextInt(workers.size());
+                    ChildJvm worker = workers.get(index);
                     if (frozen.add(worker)) {
+                        long pausedAt = HistoryClock.nowMicros();
                         worker.pause();
                         outcome.holderPauses++;
                         later.schedule(
                                 () -> {
                                     worker.resume();
+                                    pauses.add(new long[] {index, pausedAt, HistoryClock.nowMicros()});
                                     frozen.remove(worker);
                                 },
                                 LEASE_MILLIS * 2,
@@ -151,6 +183,17 @@ class RedlockNemesisIntegrationTests {
             outcome.stale += Long.parseLong(done[2]);
             outcome.unavailable += Long.parseLong(done[3]);
         }
+        HistoryChecker checker = HistoryChecker.withBounds(Duration.ofMillis(LEASE_MILLIS), Duration.ofSeconds(2));
+        synchronized (pauses) {
+            for (long[] pause : pauses) {
+                checker.paused("worker-" + (pause[0] + 1), pause[1], pause[2]);
+            }
+        }
+        List<Hold> holds = new ArrayList<>();
+        for (Path historyFile : historyFiles) {
+            holds.addAll(History.read(historyFile));
+        }
+        outcome.verdict = checker.check(holds);
         return outcome;
     }
 
@@ -162,6 +205,7 @@ class RedlockNemesisIntegrationTests {
         int masterPauses;
         int holderPauses;
         int masterKills;
+        HistoryChecker.Verdict verdict;
 
         @Override
         public String toString() {

@@ -4,11 +4,15 @@ import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.lock.Redlock;
+import dev.turnstile.test.history.History;
 import dev.turnstile.test.redis.RedisClients;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.UnifiedJedis;
@@ -17,10 +21,12 @@ import redis.clients.jedis.UnifiedJedis;
  * A worker process of the Redlock nemesis: increments the fenced register under one Redlock lock
  * until its time is up, printing {@code ACK token} for each acknowledged increment, {@code STALE
  * token} when the register refused a stale holder, and {@code DONE acks stale unavailable} at the
- * end.
+ * end. Every acquisition is also recorded, as process {@code PROCESS}, in a {@link History}
+ * appended to {@code HISTORY_FILE}: when it was asked for, the token it was granted and when, its
+ * end and its reported loss, for the {@code HistoryChecker}.
  *
  * <pre>
- * MASTER_PORTS(comma separated) REGISTER_PORT LEASE_MS RUN_MS
+ * MASTER_PORTS(comma separated) REGISTER_PORT LEASE_MS RUN_MS HISTORY_FILE PROCESS
  * </pre>
  */
 public final class RedlockWorkerMain {
@@ -48,28 +54,44 @@ public final class RedlockWorkerMain {
                         .retryDelay(Duration.ofMillis(30))
                         .build()) {
             FencedRegister register = new FencedRegister(registerClient);
+            History history = History.appendingTo(Path.of(args[4]));
+            String process = args[5];
+            Duration wait = Duration.ofSeconds(2);
             while (System.nanoTime() < end) {
+                History.Recording recording = history.begin(process, "redlock", "counter", 1, wait);
+                Optional<Lease> held;
                 try {
-                    Optional<Lease> held = redlock.lock("counter").tryAcquire(Duration.ofSeconds(2), lease);
-                    if (held.isEmpty()) {
-                        continue;
-                    }
-                    try (Lease granted = held.get()) {
-                        long token = granted.fencingToken();
-                        long value = register.read(token);
-                        // The work between the read and the write: where a frozen holder is caught.
-                        java.util.concurrent.locks.LockSupport.parkNanos(
-                                java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100));
-                        if (value >= 0 && register.write(token, value + 1)) {
-                            acks++;
-                            System.out.println("ACK " + token);
-                        } else {
-                            stale++;
-                            System.out.println("STALE " + token);
-                        }
-                    }
+                    held = redlock.lock("counter").tryAcquire(wait, lease);
                 } catch (RedisUnavailableException | LockAcquisitionException e) {
+                    recording.failed();
                     unavailable++;
+                    continue;
+                }
+                if (held.isEmpty()) {
+                    recording.refused();
+                    continue;
+                }
+                Lease granted = held.get();
+                long token = granted.fencingToken();
+                recording.granted(token);
+                granted.onLost(event -> recording.lost(event.overdue()));
+                try {
+                    long value = register.read(token);
+                    // The work between the read and the write: where a frozen holder is caught.
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                    if (value >= 0 && register.write(token, value + 1)) {
+                        acks++;
+                        System.out.println("ACK " + token);
+                    } else {
+                        stale++;
+                        System.out.println("STALE " + token);
+                    }
+                } finally {
+                    try {
+                        recording.release(granted::release);
+                    } catch (RedisUnavailableException e) {
+                        // Recorded as a reported loss; the grant expires by its lease.
+                    }
                 }
             }
         } finally {
