@@ -1,5 +1,6 @@
 package dev.turnstile.redis;
 
+import dev.turnstile.redis.internal.BuilderOptions;
 import dev.turnstile.redis.internal.TurnstileOptions;
 import java.time.Duration;
 
@@ -12,17 +13,14 @@ import java.time.Duration;
  */
 public abstract class LockFactoryBuilder<B extends LockFactoryBuilder<B>> {
 
-    private final TurnstileOptions.Builder options;
-
-    /** Collects into {@code options} (only Turnstile's own builders can name its type). */
-    protected LockFactoryBuilder(TurnstileOptions.Builder options) {
-        this.options = options;
+    static {
+        BuilderOptions.grant(builder -> builder.options);
     }
 
-    /** The options collected so far (only Turnstile's own builders can name its type). */
-    protected final TurnstileOptions.Builder options() {
-        return this.options;
-    }
+    private final TurnstileOptions.Builder options = TurnstileOptions.builder();
+
+    /** For Turnstile's own builders only: {@link Turnstile.Builder} and {@code Redlock.Builder}. */
+    protected LockFactoryBuilder() {}
 
     /**
      * Namespace of every key, {@code "turnstile"} by default; no trailing colon, no braces. On a

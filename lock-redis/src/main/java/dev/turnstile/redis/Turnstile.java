@@ -1,8 +1,8 @@
 package dev.turnstile.redis;
 
 import dev.turnstile.redis.internal.Arguments;
+import dev.turnstile.redis.internal.BuilderOptions;
 import dev.turnstile.redis.internal.TurnstileEngine;
-import dev.turnstile.redis.internal.TurnstileOptions;
 import dev.turnstile.redis.semaphore.RedisSemaphore;
 import java.time.Duration;
 import java.util.Collection;
@@ -36,7 +36,8 @@ public final class Turnstile implements LockFactory, AutoCloseable {
     private final TurnstileEngine engine;
 
     private Turnstile(Builder builder) {
-        this.engine = new TurnstileEngine(builder.redis, builder.options().build());
+        this.engine =
+                new TurnstileEngine(builder.redis, BuilderOptions.of(builder).build());
     }
 
     /**
@@ -95,7 +96,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
         private final UnifiedJedis redis;
 
         private Builder(UnifiedJedis redis) {
-            super(TurnstileOptions.builder());
+            super();
             this.redis = redis;
         }
 
@@ -104,7 +105,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * thread that the pool adds as needed, so one stuck server never delays the others.
          */
         public Builder watchdogThreads(int watchdogThreads) {
-            options().watchdogThreads(watchdogThreads);
+            BuilderOptions.of(this).watchdogThreads(watchdogThreads);
             return this;
         }
 
@@ -117,7 +118,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * that did not acknowledge can still be chosen. Off (0) by default.
          */
         public Builder minReplicas(int replicas, Duration timeout) {
-            options().minReplicas(replicas, timeout);
+            BuilderOptions.of(this).minReplicas(replicas, timeout);
             return this;
         }
 
@@ -131,7 +132,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * the threads of this process that wait for it.
          */
         public Builder lockCohort(int holders, Duration maxAge) {
-            options().lockCohort(holders, maxAge);
+            BuilderOptions.of(this).lockCohort(holders, maxAge);
             return this;
         }
 

@@ -6,6 +6,7 @@ import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.TurnstileDiagnostics.Eviction;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
 import dev.turnstile.redis.internal.Arguments;
+import dev.turnstile.redis.internal.BuilderOptions;
 import dev.turnstile.redis.internal.RedlockEngine;
 import dev.turnstile.redis.internal.TurnstileOptions;
 import java.time.Duration;
@@ -153,7 +154,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
         private @Nullable List<String> names;
 
         private Builder(List<? extends UnifiedJedis> masters) {
-            super(TurnstileOptions.builder());
+            super();
             Objects.requireNonNull(masters, "'masters' must not be null");
             if (masters.size() < 3) {
                 throw new IllegalArgumentException(
@@ -218,7 +219,7 @@ public final class Redlock implements LockFactory, AutoCloseable {
          * Redlock#eviction()}) runs on a background thread and never fails.
          */
         public Redlock build() {
-            return new Redlock(this, options().build());
+            return new Redlock(this, BuilderOptions.of(this).build());
         }
     }
 }
