@@ -564,7 +564,7 @@ final class ManagedLease implements Lease {
         synchronized (this.lock) {
             event = this.lostEvent;
         }
-        return LockLostException.of(this.kind.label(), this.name, event == null ? null : event.reason(), why);
+        return LockLostException.of(this.kind, this.name, event == null ? null : event.reason(), why);
     }
 
     /** The deadline check, on the deadline thread: local state only, never Redis. */

@@ -4,7 +4,7 @@ import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.actuate.TurnstileEndpoint;
 import dev.turnstile.spring.actuate.TurnstileEndpointWebExtension;
-import dev.turnstile.spring.aop.HeldGuards;
+import dev.turnstile.spring.internal.aop.HeldGuards;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

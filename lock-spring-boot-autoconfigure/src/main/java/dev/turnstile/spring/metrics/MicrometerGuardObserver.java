@@ -6,7 +6,6 @@ import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.LeaseLostEvent;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.RedisUnavailableException;
-import dev.turnstile.spring.aop.GuardKind;
 import dev.turnstile.spring.aop.GuardObserver;
 import dev.turnstile.spring.aop.Refusal;
 import io.micrometer.core.instrument.Counter;
@@ -107,13 +106,13 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
 
     @Override
     public Optional<? extends Lease> observeAcquire(
-            GuardKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
+            LeaseKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
         return observeAcquire(kind, name, true, acquire);
     }
 
     @Override
     public Optional<? extends Lease> observeAcquire(
-            GuardKind kind, String name, boolean enforced, Supplier<Optional<? extends Lease>> acquire) {
+            LeaseKind kind, String name, boolean enforced, Supplier<Optional<? extends Lease>> acquire) {
         AcquireObservationContext context = new AcquireObservationContext(kind, name);
         Observation observation = Observation.createNotStarted(
                         this.convention, DEFAULT_CONVENTION, () -> context, this.observations)
@@ -125,7 +124,7 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
                             ? AcquireObservationContext.Outcome.ACQUIRED
                             : !enforced
                                     ? AcquireObservationContext.Outcome.OBSERVED
-                                    : kind == GuardKind.LOCK
+                                    : kind == LeaseKind.LOCK
                                             ? AcquireObservationContext.Outcome.BUSY
                                             : AcquireObservationContext.Outcome.FULL);
             return lease;
@@ -149,8 +148,8 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
     }
 
     @Override
-    public void acquired(GuardKind kind, String name, Duration waited) {
-        if (kind == GuardKind.SEMAPHORE) {
+    public void acquired(LeaseKind kind, String name, Duration waited) {
+        if (kind == LeaseKind.SEMAPHORE) {
             inUse(name).incrementAndGet();
         } else {
             lockWait(name, "acquired", waited);
@@ -158,11 +157,11 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
     }
 
     @Override
-    public void notAcquired(GuardKind kind, String name, Duration waited) {
-        if (kind == GuardKind.LOCK) {
+    public void notAcquired(LeaseKind kind, String name, Duration waited) {
+        if (kind == LeaseKind.LOCK) {
             lockWait(name, "busy", waited);
         }
-        if (kind == GuardKind.SEMAPHORE) {
+        if (kind == LeaseKind.SEMAPHORE) {
             Counter.builder("turnstile.semaphore.rejections")
                     .description("Permits refused because the semaphore was full for the whole wait")
                     .tag("name", name)
@@ -172,19 +171,19 @@ public final class MicrometerGuardObserver implements GuardObserver, LeaseListen
     }
 
     @Override
-    public void released(GuardKind kind, String name, Duration held) {
+    public void released(LeaseKind kind, String name, Duration held) {
         Timer.builder("turnstile.held")
                 .description("How long a lock or permit was held by a guarded method")
                 .tags("kind", kind.label(), "name", name)
                 .register(this.meters)
                 .record(held);
-        if (kind == GuardKind.SEMAPHORE) {
+        if (kind == LeaseKind.SEMAPHORE) {
             inUse(name).decrementAndGet();
         }
     }
 
     @Override
-    public void refusalObserved(GuardKind kind, String name, Refusal reason) {
+    public void refusalObserved(LeaseKind kind, String name, Refusal reason) {
         Counter.builder("turnstile.observed.refusals")
                 .description("Calls a guard that only observes would have refused, and let run")
                 .tags("kind", kind.label(), "name", name, "reason", reason.label())
