@@ -10,7 +10,7 @@ import dev.turnstile.spring.internal.aop.GuardAspect;
 import dev.turnstile.spring.internal.aop.GuardOperationSupport;
 import dev.turnstile.spring.internal.aop.GuardOperations;
 import dev.turnstile.spring.internal.aop.TransactionGuard;
-import dev.turnstile.spring.autoconfigure.redis.TurnstileRedisConfiguration;
+import dev.turnstile.spring.internal.redis.TurnstileRedisConfiguration;
 import dev.turnstile.test.redis.ChildJvm;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.lang.reflect.Method;

@@ -1,6 +1,6 @@
 package dev.turnstile.spring.boot3;
 
-import dev.turnstile.spring.actuate.TurnstileHealthCheck;
+import dev.turnstile.spring.internal.actuate.TurnstileHealthCheck;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 

@@ -2,10 +2,10 @@ package dev.turnstile.spring.boot4;
 
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
-import dev.turnstile.spring.actuate.TurnstileHealthCheck;
-import dev.turnstile.spring.actuate.TurnstileHealthSwitchedOff;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
-import dev.turnstile.spring.autoconfigure.redis.SpringDataRedisSettings;
+import dev.turnstile.spring.internal.actuate.TurnstileHealthCheck;
+import dev.turnstile.spring.internal.actuate.TurnstileHealthSwitchedOff;
+import dev.turnstile.spring.internal.redis.SpringDataRedisSettings;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,6 +1,6 @@
 package dev.turnstile.spring.boot4;
 
-import dev.turnstile.spring.actuate.TurnstileHealthCheck;
+import dev.turnstile.spring.internal.actuate.TurnstileHealthCheck;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 

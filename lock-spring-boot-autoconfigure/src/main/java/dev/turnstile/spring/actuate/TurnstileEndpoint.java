@@ -4,6 +4,7 @@ import dev.turnstile.redis.LockFactory;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.TurnstileDiagnostics;
 import dev.turnstile.redis.lock.Redlock;
+import dev.turnstile.spring.internal.actuate.TurnstileEndpointWebExtension;
 import dev.turnstile.spring.internal.aop.HeldGuards;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package dev.turnstile.spring.autoconfigure;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.actuate.TurnstileEndpoint;
-import dev.turnstile.spring.actuate.TurnstileEndpointWebExtension;
+import dev.turnstile.spring.internal.actuate.TurnstileEndpointWebExtension;
 import dev.turnstile.spring.internal.aop.HeldGuards;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

@@ -1,4 +1,4 @@
-package dev.turnstile.spring.autoconfigure.redis;
+package dev.turnstile.spring.internal.redis;
 
 /**
  * The {@code spring.data.redis.*} settings Turnstile reads itself cannot describe a connection;

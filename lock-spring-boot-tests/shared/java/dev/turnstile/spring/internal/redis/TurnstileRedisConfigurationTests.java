@@ -1,5 +1,6 @@
-package dev.turnstile.spring.autoconfigure.redis;
+package dev.turnstile.spring.internal.redis;
 
+import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.redis.Lease;

@@ -1,4 +1,4 @@
-package dev.turnstile.spring.autoconfigure.redis;
+package dev.turnstile.spring.internal.redis;
 
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.TurnstileDiagnostics;
@@ -19,7 +19,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  */
 final class RedisStartupCheck implements SmartInitializingSingleton {
 
-    private static final Logger log = LoggerFactory.getLogger(RedisStartupCheck.class);
+    private static final Logger log =
+            LoggerFactory.getLogger("dev.turnstile.spring.autoconfigure.redis.RedisStartupCheck");
 
     private final ObjectProvider<Turnstile> turnstile;
     private final ObjectProvider<Redlock> redlock;

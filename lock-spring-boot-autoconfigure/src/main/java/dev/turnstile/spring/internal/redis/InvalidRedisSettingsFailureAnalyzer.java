@@ -1,4 +1,4 @@
-package dev.turnstile.spring.autoconfigure.redis;
+package dev.turnstile.spring.internal.redis;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

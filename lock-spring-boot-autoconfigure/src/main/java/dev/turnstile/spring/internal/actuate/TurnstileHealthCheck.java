@@ -1,4 +1,4 @@
-package dev.turnstile.spring.actuate;
+package dev.turnstile.spring.internal.actuate;
 
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.TurnstileDiagnostics;

@@ -1,4 +1,4 @@
-package dev.turnstile.spring.actuate;
+package dev.turnstile.spring.internal.actuate;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.turnstile.spring.autoconfigure.redis;
+package dev.turnstile.spring.internal.redis;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

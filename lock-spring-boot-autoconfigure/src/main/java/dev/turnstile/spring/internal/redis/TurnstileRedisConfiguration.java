@@ -1,7 +1,8 @@
-package dev.turnstile.spring.autoconfigure.redis;
+package dev.turnstile.spring.internal.redis;
 
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
+import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;

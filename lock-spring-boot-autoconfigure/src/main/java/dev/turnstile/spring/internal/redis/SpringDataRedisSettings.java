@@ -1,5 +1,6 @@
-package dev.turnstile.spring.autoconfigure.redis;
+package dev.turnstile.spring.internal.redis;
 
+import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
-package dev.turnstile.spring.metrics;
+package dev.turnstile.spring.internal.metrics;
 
+import dev.turnstile.spring.metrics.DefaultAcquireObservationConvention;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.config.MeterFilter;

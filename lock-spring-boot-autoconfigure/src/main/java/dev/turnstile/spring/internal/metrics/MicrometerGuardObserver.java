@@ -1,4 +1,4 @@
-package dev.turnstile.spring.metrics;
+package dev.turnstile.spring.internal.metrics;
 
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseKind;
@@ -8,6 +8,9 @@ import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.spring.aop.GuardObserver;
 import dev.turnstile.spring.aop.Refusal;
+import dev.turnstile.spring.metrics.AcquireObservationContext;
+import dev.turnstile.spring.metrics.AcquireObservationConvention;
+import dev.turnstile.spring.metrics.DefaultAcquireObservationConvention;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;

@@ -1,6 +1,7 @@
-package dev.turnstile.spring.actuate;
+package dev.turnstile.spring.internal.actuate;
 
 import dev.turnstile.redis.TurnstileException;
+import dev.turnstile.spring.actuate.TurnstileEndpoint;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,8 @@ import redis.clients.jedis.exceptions.JedisException;
 @EndpointWebExtension(endpoint = TurnstileEndpoint.class)
 public class TurnstileEndpointWebExtension {
 
-    private static final Logger log = LoggerFactory.getLogger(TurnstileEndpointWebExtension.class);
+    private static final Logger log =
+            LoggerFactory.getLogger("dev.turnstile.spring.actuate.TurnstileEndpointWebExtension");
 
     /** The endpoint answered. */
     protected final TurnstileEndpoint endpoint;

@@ -1,5 +1,6 @@
-package dev.turnstile.spring.autoconfigure.redis;
+package dev.turnstile.spring.internal.redis;
 
+import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
 import dev.turnstile.annotation.DistributedLock;
 import dev.turnstile.spring.LockContext;
 import java.util.ArrayList;
