@@ -16,9 +16,8 @@ public class TurnstileHealthIndicator implements HealthIndicator {
 
     @Override
     public Health health() {
-        TurnstileHealthCheck.Result result = this.check.check();
-        Health.Builder health = result.up() ? Health.up() : Health.down();
-        // No withException: the details' reason already says what is down, once.
-        return health.withDetails(result.details()).build();
+        return this.check
+                .report(Health::up, Health::down, Health.Builder::withDetails)
+                .build();
     }
 }

@@ -43,11 +43,7 @@ public final class TurnstileBoot4AutoConfiguration {
         @ConditionalOnBean(DataRedisConnectionDetails.class)
         @ConditionalOnMissingBean
         RedisConnection turnstileRedisConnection(DataRedisConnectionDetails details, Environment environment) {
-            SslBundle ssl = details.getSslBundle();
-            if (ssl == null && SpringDataRedisSettings.bind(environment).urlUsesSsl()) {
-                // Boot's Jedis connection uses TLS for a rediss:// URL though the details carry no bundle.
-                ssl = SslBundle.systemDefault();
-            }
+            SslBundle ssl = SpringDataRedisSettings.tls(details.getSslBundle(), environment);
             if (details.getCluster() != null) {
                 return RedisConnection.cluster(
                         nodes(details.getCluster().getNodes()), details.getUsername(), details.getPassword(), ssl);
@@ -118,9 +114,7 @@ public final class TurnstileBoot4AutoConfiguration {
         org.springframework.boot.health.contributor.HealthIndicator turnstileHealthIndicator(Environment environment) {
             org.springframework.boot.health.contributor.Health health =
                     org.springframework.boot.health.contributor.Health.up()
-                            .withDetail(
-                                    "switchedOff",
-                                    String.valueOf(TurnstileHealthSwitchedOff.switchedOffBy(environment)))
+                            .withDetails(TurnstileHealthSwitchedOff.details(environment))
                             .build();
             return () -> health;
         }

@@ -6,6 +6,7 @@ import dev.turnstile.spring.aop.GuardObserver;
 import dev.turnstile.spring.internal.aop.CompositeGuardObserver;
 import dev.turnstile.spring.internal.aop.Enforcement;
 import dev.turnstile.spring.internal.aop.GuardAspect;
+import dev.turnstile.spring.internal.aop.GuardOperationFactory;
 import dev.turnstile.spring.internal.aop.GuardOperationSupport;
 import dev.turnstile.spring.internal.aop.GuardOperations;
 import dev.turnstile.spring.internal.aop.HeldGuards;
@@ -34,7 +35,7 @@ class TurnstileAspectConfiguration {
     @ConditionalOnMissingBean
     GuardOperations turnstileGuardOperations(
             Environment environment, BeanFactory beanFactory, TurnstileProperties properties) {
-        return new GuardOperations(
+        return new GuardOperations(new GuardOperationFactory(
                 environment,
                 new KeyExpressionEvaluator(beanFactory),
                 properties.getLock().getWaitTime(),
@@ -42,7 +43,7 @@ class TurnstileAspectConfiguration {
                 new Enforcement(properties.isEnforce(), properties.getEnforcedNames(), properties.getObservedNames()),
                 beanFactory instanceof ConfigurableBeanFactory configurable
                         ? configurable.getBeanClassLoader()
-                        : TurnstileAspectConfiguration.class.getClassLoader());
+                        : TurnstileAspectConfiguration.class.getClassLoader()));
     }
 
     @Bean

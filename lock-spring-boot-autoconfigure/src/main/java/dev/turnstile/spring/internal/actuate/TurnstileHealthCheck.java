@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,6 +58,17 @@ public final class TurnstileHealthCheck {
                     (redis, watchdog) -> redis + "; " + watchdog);
         }
         return new Result(health.up(), details, health.error());
+    }
+
+    /**
+     * Checks now and answers with a Boot line's own health builder: {@code up} or {@code down}, given
+     * the details by {@code withDetails}. Each Boot line's indicator is {@code report(Health::up,
+     * Health::down, Health.Builder::withDetails).build()}; no exception is attached, as the details'
+     * reason already says what is down, once.
+     */
+    public <B> B report(Supplier<B> up, Supplier<B> down, BiFunction<B, Map<String, ?>, B> withDetails) {
+        Result result = check();
+        return withDetails.apply(result.up() ? up.get() : down.get(), result.details());
     }
 
     /** Per server, {@code "noeviction"}, {@code "allkeys-lru, maxmemory ... : may evict lock keys"}, .... */

@@ -51,6 +51,11 @@ public final class TurnstileHealthSwitchedOff extends SpringBootCondition {
                 : "management.health.defaults.enabled=false";
     }
 
+    /** Returns the details of the contributor that stands in for the switched-off indicator. */
+    public static Map<String, Object> details(Environment environment) {
+        return Map.of("switchedOff", String.valueOf(switchedOffBy(environment)));
+    }
+
     private static List<String> groupsNamingTurnstile(Binder binder) {
         Map<String, Group> groups = binder.bind(
                         "management.endpoint.health.group", Bindable.mapOf(String.class, Group.class))

@@ -10,7 +10,10 @@ import java.util.Optional;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
-/** Tells several observers, in order; the first one's span wraps the others'. */
+/**
+ * Tells several observers, in order; the first one's span wraps the others'. The aspect calls the
+ * four-argument {@code observeAcquire} only.
+ */
 public final class CompositeGuardObserver implements GuardObserver {
 
     private final List<GuardObserver> observers;
@@ -18,12 +21,6 @@ public final class CompositeGuardObserver implements GuardObserver {
     /** Combines {@code observers}. */
     public CompositeGuardObserver(List<GuardObserver> observers) {
         this.observers = List.copyOf(observers);
-    }
-
-    @Override
-    public Optional<? extends Lease> observeAcquire(
-            LeaseKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
-        return observeAcquire(kind, name, true, acquire);
     }
 
     @Override

@@ -33,7 +33,7 @@ import org.springframework.util.ClassUtils;
  * parse, limits are at least 1, the fallback exists with a compatible signature, SKIP is not used
  * on a primitive return type. Used through {@link GuardOperations}.
  */
-final class GuardOperationFactory {
+public final class GuardOperationFactory {
 
     /** The longest lease or wait the core accepts. */
     private static final Duration MAX_DURATION = Duration.ofDays(365);
@@ -46,10 +46,13 @@ final class GuardOperationFactory {
     private final CoroutineBridge coroutines;
 
     /**
-     * Creates the factory; the wait times apply where an annotation gives none, and {@code
-     * classLoader} tells whether Kotlin coroutines can be guarded.
+     * Reads annotations with {@code placeholders} resolving {@code ${...}} in their attributes and
+     * {@code evaluator} parsing their expressions; the wait times apply where an annotation gives
+     * none ({@code turnstile.lock.wait-time}, {@code turnstile.semaphore.wait-time}), and {@code
+     * enforcement} tells which guards enforce and which only observe; {@code classLoader} (the
+     * application's) tells whether Kotlin coroutines can be guarded.
      */
-    GuardOperationFactory(
+    public GuardOperationFactory(
             PropertyResolver placeholders,
             KeyExpressionEvaluator evaluator,
             Duration lockWaitTime,
@@ -62,6 +65,11 @@ final class GuardOperationFactory {
         this.semaphoreWaitTime = semaphoreWaitTime;
         this.enforcement = enforcement;
         this.coroutines = new CoroutineBridge(classLoader);
+    }
+
+    /** Returns which guards enforce and which only observe. */
+    Enforcement enforcement() {
+        return this.enforcement;
     }
 
     /** Returns the evaluator that parses and caches this factory's expressions. */

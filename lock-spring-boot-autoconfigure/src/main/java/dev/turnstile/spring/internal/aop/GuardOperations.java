@@ -4,7 +4,6 @@ import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.spring.aop.InvalidGuardException;
 import dev.turnstile.spring.internal.key.KeyExpressionEvaluator;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +12,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.AnnotatedElementKey;
-import org.springframework.core.env.PropertyResolver;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -30,23 +28,10 @@ public final class GuardOperations {
     /** The names and key templates of every guard built so far. */
     private final Set<String> known = ConcurrentHashMap.newKeySet();
 
-    /**
-     * Reads annotations with {@code placeholders} resolving {@code ${...}} in their attributes and
-     * {@code evaluator} parsing their expressions; the wait times apply where an annotation gives
-     * none ({@code turnstile.lock.wait-time}, {@code turnstile.semaphore.wait-time}), and {@code
-     * enforcement} tells which guards enforce and which only observe; {@code classLoader} (the
-     * application's) tells whether Kotlin coroutines can be guarded.
-     */
-    public GuardOperations(
-            PropertyResolver placeholders,
-            KeyExpressionEvaluator evaluator,
-            Duration lockWaitTime,
-            Duration semaphoreWaitTime,
-            Enforcement enforcement,
-            @Nullable ClassLoader classLoader) {
-        this.factory = new GuardOperationFactory(
-                placeholders, evaluator, lockWaitTime, semaphoreWaitTime, enforcement, classLoader);
-        this.enforcement = enforcement;
+    /** Keeps the operations {@code factory} reads, each method's once. */
+    public GuardOperations(GuardOperationFactory factory) {
+        this.factory = factory;
+        this.enforcement = factory.enforcement();
     }
 
     /**

@@ -133,24 +133,14 @@ final class ReactiveGuards {
                 (maybe, outcome) -> maybe.isEmpty() ? Mono.empty() : release.release(maybe.get(), outcome);
         Function<Optional<? extends Lease>, Mono<Void>> completed =
                 maybe -> released.apply(maybe, GuardOperation.Outcome.COMPLETED);
+        Function<Optional<? extends Lease>, Publisher<Object>> run =
+                maybe -> (Publisher<Object>) (maybe.isEmpty() ? onFailure.get() : start(body, maybe.get()));
+        BiFunction<Optional<? extends Lease>, Throwable, Mono<Void>> failed =
+                (maybe, error) -> released.apply(maybe, GuardOperation.Outcome.FAILED);
         if (mono) {
-            return Mono.usingWhen(
-                    lease,
-                    maybe -> maybe.isEmpty()
-                            ? Mono.from((Publisher<Object>) onFailure.get())
-                            : Mono.from((Publisher<Object>) start(body, maybe.get())),
-                    completed,
-                    (maybe, error) -> released.apply(maybe, GuardOperation.Outcome.FAILED),
-                    completed);
+            return Mono.usingWhen(lease, maybe -> Mono.from(run.apply(maybe)), completed, failed, completed);
         }
-        return Flux.usingWhen(
-                lease,
-                maybe -> maybe.isEmpty()
-                        ? Flux.from((Publisher<Object>) onFailure.get())
-                        : Flux.from((Publisher<Object>) start(body, maybe.get())),
-                completed,
-                (maybe, error) -> released.apply(maybe, GuardOperation.Outcome.FAILED),
-                completed);
+        return Flux.usingWhen(lease, maybe -> Flux.from(run.apply(maybe)), completed, failed, completed);
     }
 
     private static Publisher<?> start(Body body, Lease lease) {

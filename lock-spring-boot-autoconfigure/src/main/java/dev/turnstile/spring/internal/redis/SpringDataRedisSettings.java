@@ -98,6 +98,15 @@ public record SpringDataRedisSettings(
         return this.url != null && this.url.trim().startsWith("rediss:");
     }
 
+    /**
+     * Returns the SSL bundle of a part of Spring Boot's connection details: {@code bundle}, or the
+     * system default for a {@code rediss://} URL, for which Boot's Jedis connection uses TLS though
+     * its details carry no bundle.
+     */
+    public static @Nullable SslBundle tls(@Nullable SslBundle bundle, Environment environment) {
+        return bundle == null && bind(environment).urlUsesSsl() ? SslBundle.systemDefault() : bundle;
+    }
+
     private RedisConnection fromUrl(String text, @Nullable SslBundle tls) {
         URI uri;
         try {
