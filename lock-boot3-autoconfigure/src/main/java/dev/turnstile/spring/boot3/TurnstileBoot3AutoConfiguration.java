@@ -96,8 +96,14 @@ public final class TurnstileBoot3AutoConfiguration {
         @Bean
         @ConditionalOnEnabledHealthIndicator("turnstile")
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
-        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
-            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile, redlock.getIfUnique()));
+        org.springframework.boot.actuate.health.HealthIndicator turnstileHealthIndicator(
+                Turnstile turnstile, ObjectProvider<Redlock> redlock) {
+            TurnstileHealthCheck check = new TurnstileHealthCheck(turnstile, redlock.getIfUnique());
+            return () -> check.report(
+                            org.springframework.boot.actuate.health.Health::up,
+                            org.springframework.boot.actuate.health.Health::down,
+                            org.springframework.boot.actuate.health.Health.Builder::withDetails)
+                    .build();
         }
     }
 

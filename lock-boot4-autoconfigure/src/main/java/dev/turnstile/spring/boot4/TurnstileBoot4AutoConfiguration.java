@@ -94,8 +94,14 @@ public final class TurnstileBoot4AutoConfiguration {
         @Bean
         @ConditionalOnEnabledHealthIndicator("turnstile")
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
-        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
-            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile, redlock.getIfUnique()));
+        org.springframework.boot.health.contributor.HealthIndicator turnstileHealthIndicator(
+                Turnstile turnstile, ObjectProvider<Redlock> redlock) {
+            TurnstileHealthCheck check = new TurnstileHealthCheck(turnstile, redlock.getIfUnique());
+            return () -> check.report(
+                            org.springframework.boot.health.contributor.Health::up,
+                            org.springframework.boot.health.contributor.Health::down,
+                            org.springframework.boot.health.contributor.Health.Builder::withDetails)
+                    .build();
         }
     }
 
