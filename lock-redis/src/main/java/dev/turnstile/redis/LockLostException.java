@@ -10,13 +10,13 @@ public final class LockLostException extends TurnstileException {
 
     private static final long serialVersionUID = 1L;
 
-    private final String kind;
+    private final LeaseKind kind;
     private final String name;
     private final LeaseLostEvent.@Nullable Reason reason;
     private final boolean rolledBack;
 
     private LockLostException(
-            String message, String kind, String name, LeaseLostEvent.@Nullable Reason reason, boolean rolledBack) {
+            String message, LeaseKind kind, String name, LeaseLostEvent.@Nullable Reason reason, boolean rolledBack) {
         super(message, null);
         this.kind = kind;
         this.name = name;
@@ -25,7 +25,7 @@ public final class LockLostException extends TurnstileException {
     }
 
     /** The lease on {@code name} is gone; {@code why} says how, e.g. "it expired in Redis". */
-    public static LockLostException of(String kind, String name, String why) {
+    public static LockLostException of(LeaseKind kind, String name, String why) {
         return of(kind, name, null, why);
     }
 
@@ -33,9 +33,10 @@ public final class LockLostException extends TurnstileException {
      * The lease on {@code name} is gone for {@code reason} (null when not known); {@code why} says
      * how, e.g. "it was released by an operator".
      */
-    public static LockLostException of(String kind, String name, LeaseLostEvent.@Nullable Reason reason, String why) {
+    public static LockLostException of(
+            LeaseKind kind, String name, LeaseLostEvent.@Nullable Reason reason, String why) {
         return new LockLostException(
-                "The " + kind + " '" + name + "' is no longer held by this owner: " + why
+                "The " + kind.label() + " '" + name + "' is no longer held by this owner: " + why
                         + ". Work done under it may overlap with the next owner's; use a longer lease,"
                         + " let the watchdog renew it, or check fencing tokens where you write.",
                 kind,
@@ -50,9 +51,9 @@ public final class LockLostException extends TurnstileException {
      * effect.
      */
     public static LockLostException rolledBack(
-            String kind, String name, LeaseLostEvent.@Nullable Reason reason, String why) {
+            LeaseKind kind, String name, LeaseLostEvent.@Nullable Reason reason, String why) {
         return new LockLostException(
-                "The " + kind + " '" + name + "' is no longer held by this owner: " + why
+                "The " + kind.label() + " '" + name + "' is no longer held by this owner: " + why
                         + "; the transaction was rolled back, so nothing it changed took effect.",
                 kind,
                 name,
@@ -60,11 +61,8 @@ public final class LockLostException extends TurnstileException {
                 true);
     }
 
-    /**
-     * Returns what was lost, as given to {@link #of}: {@code "lock"} or {@code "semaphore"} for the
-     * leases Turnstile hands out.
-     */
-    public String kind() {
+    /** Returns what was lost: a lock or a semaphore permit. */
+    public LeaseKind kind() {
         return this.kind;
     }
 

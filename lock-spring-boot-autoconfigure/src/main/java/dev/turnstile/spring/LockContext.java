@@ -1,13 +1,11 @@
 package dev.turnstile.spring;
 
 import dev.turnstile.redis.Lease;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
+import dev.turnstile.redis.LeaseKind;
+import dev.turnstile.spring.internal.aop.LockContexts;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The lease of the {@code @DistributedLock} or {@code @Semaphore} method running on the current
@@ -30,14 +28,16 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockContext {
 
-    private static final ThreadLocal<Deque<LockContext>> STACK = ThreadLocal.withInitial(ArrayDeque::new);
-
-    private final String kind;
+    private final LeaseKind kind;
     private final List<String> keys;
     private final Lease lease;
 
-    /** Internal: created by the aspect. */
-    public LockContext(String kind, Lease lease) {
+    /**
+     * A context for {@code lease}, a lease of {@code kind}. The aspect makes one for each guarded
+     * call and binds it to the thread that runs the method; one made here is bound to nothing, which
+     * serves to test code that is handed a context.
+     */
+    public LockContext(LeaseKind kind, Lease lease) {
         this.kind = kind;
         this.keys = lease.names();
         this.lease = lease;
@@ -49,7 +49,7 @@ public final class LockContext {
      * @throws IllegalStateException if no guarded method is running on this thread
      */
     public static LockContext current() {
-        LockContext context = STACK.get().peek();
+        LockContext context = LockContexts.innermost();
         if (context == null) {
             throw new IllegalStateException("No @DistributedLock or @Semaphore method is running on this thread;"
                     + " LockContext.current() is only available inside one, or inside a guarded Kotlin suspend"
@@ -60,11 +60,11 @@ public final class LockContext {
 
     /** Returns the innermost context, if a guarded method runs on this thread. */
     public static Optional<LockContext> find() {
-        return Optional.ofNullable(STACK.get().peek());
+        return Optional.ofNullable(LockContexts.innermost());
     }
 
-    /** Returns {@code "lock"} or {@code "semaphore"}. */
-    public String kind() {
+    /** Returns whether this is a lock's lease or a semaphore permit's. */
+    public LeaseKind kind() {
         return this.kind;
     }
 
@@ -102,43 +102,8 @@ public final class LockContext {
         return this.lease;
     }
 
-    /** Internal: the context on this thread that holds all {@code keys} of {@code kind}, if any. */
-    public static @Nullable LockContext holding(String kind, List<String> keys) {
-        for (LockContext context : STACK.get()) {
-            if (context.kind.equals(kind) && context.keys.containsAll(keys)) {
-                return context;
-            }
-        }
-        return null;
-    }
-
-    /** Internal: the contexts of {@code kind} on this thread whose leases are held, innermost first. */
-    public static List<LockContext> heldOnThisThread(String kind) {
-        List<LockContext> held = new ArrayList<>();
-        for (LockContext context : STACK.get()) {
-            if (context.kind.equals(kind) && context.isHeld()) {
-                held.add(context);
-            }
-        }
-        return held;
-    }
-
-    /** Internal: makes {@code context} current until {@link #pop}. */
-    public static void push(LockContext context) {
-        STACK.get().push(context);
-    }
-
-    /** Internal: ends the innermost context. */
-    public static void pop() {
-        Deque<LockContext> stack = STACK.get();
-        stack.pop();
-        if (stack.isEmpty()) {
-            STACK.remove();
-        }
-    }
-
     @Override
     public String toString() {
-        return this.kind + " '" + key() + "' (" + (isHeld() ? "held" : "not held") + ")";
+        return this.kind.label() + " '" + key() + "' (" + (isHeld() ? "held" : "not held") + ")";
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.SemaphoreFullException;
@@ -227,11 +228,11 @@ class GuardedMethodIntegrationTests {
             Turnstile turnstile = context.getBean(Turnstile.class);
             Accounts accounts = context.getBean(Accounts.class);
             List<Object> inside = accounts.statement("7", () -> List.of(
-                    LockContext.find().map(LockContext::kind).orElse("none"),
+                    LockContext.find().map(c -> (Object) c.kind()).orElse("none"),
                     turnstile.lock("statement:7").isLocked(),
                     turnstile.semaphore("statements", 1).availablePermits()));
             assertThat(inside).as("innermost the permit, the lock held, no permit left").containsExactly(
-                    "semaphore", true, 0);
+                    LeaseKind.SEMAPHORE, true, 0);
             Lease permit = turnstile.semaphore("statements", 1).tryAcquire().orElseThrow();
             assertThatThrownBy(() -> accounts.statement("8", () -> "ran"))
                     .isInstanceOf(SemaphoreFullException.class);

@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.annotation.DistributedLock;
 import dev.turnstile.redis.Turnstile;
-import dev.turnstile.spring.aop.GuardAspect;
-import dev.turnstile.spring.aop.GuardOperationSupport;
-import dev.turnstile.spring.aop.GuardOperations;
-import dev.turnstile.spring.aop.TransactionGuard;
-import dev.turnstile.spring.autoconfigure.redis.TurnstileRedisConfiguration;
+import dev.turnstile.spring.internal.aop.GuardAspect;
+import dev.turnstile.spring.internal.aop.GuardOperationSupport;
+import dev.turnstile.spring.internal.aop.GuardOperations;
+import dev.turnstile.spring.internal.aop.TransactionGuard;
+import dev.turnstile.spring.internal.redis.TurnstileRedisConfiguration;
 import dev.turnstile.test.redis.ChildJvm;
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.lang.reflect.Method;

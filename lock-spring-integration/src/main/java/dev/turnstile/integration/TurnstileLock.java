@@ -1,6 +1,7 @@
 package dev.turnstile.integration;
 
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.NamedLock;
@@ -211,7 +212,7 @@ public final class TurnstileLock implements Lock {
         }
         if (lost) {
             throw LockLostException.of(
-                    "lock",
+                    LeaseKind.LOCK,
                     this.name,
                     "its lease was lost before unlock; the work it guarded may have overlapped another holder's");
         }
@@ -273,7 +274,7 @@ public final class TurnstileLock implements Lock {
         if (renewal != null) {
             held.extend(renewal);
         } else if (!held.isHeld()) {
-            throw LockLostException.of("lock", this.name, "its lease was lost");
+            throw LockLostException.of(LeaseKind.LOCK, this.name, "its lease was lost");
         }
         touch();
     }
@@ -307,7 +308,7 @@ public final class TurnstileLock implements Lock {
         if (held == null || !held.isHeld()) {
             this.local.unlock();
             throw LockLostException.of(
-                    "lock",
+                    LeaseKind.LOCK,
                     this.name,
                     "its lease was lost while this thread held it; unlock every hold of it (each unlock"
                             + " reports the loss), then acquire it again");

@@ -2,12 +2,11 @@ package dev.turnstile.spring.boot3;
 
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
-import dev.turnstile.spring.actuate.TurnstileHealthCheck;
-import dev.turnstile.spring.actuate.TurnstileHealthSwitchedOff;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
-import dev.turnstile.spring.autoconfigure.redis.SpringDataRedisSettings;
+import dev.turnstile.spring.internal.actuate.TurnstileHealthCheck;
+import dev.turnstile.spring.internal.actuate.TurnstileHealthSwitchedOff;
+import dev.turnstile.spring.internal.redis.SpringDataRedisSettings;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,7 +14,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
-import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -44,14 +42,13 @@ public final class TurnstileBoot3AutoConfiguration {
         @ConditionalOnBean(RedisConnectionDetails.class)
         @ConditionalOnMissingBean
         RedisConnection turnstileRedisConnection(RedisConnectionDetails details, Environment environment) {
-            boolean rediss = SpringDataRedisSettings.bind(environment).urlUsesSsl();
             RedisConnectionDetails.Cluster cluster = details.getCluster();
             if (cluster != null) {
                 return RedisConnection.cluster(
                         nodes(cluster.getNodes()),
                         details.getUsername(),
                         details.getPassword(),
-                        ssl(cluster.getSslBundle(), rediss));
+                        SpringDataRedisSettings.tls(cluster.getSslBundle(), environment));
             }
             RedisConnectionDetails.Sentinel sentinel = details.getSentinel();
             if (sentinel != null) {
@@ -64,7 +61,7 @@ public final class TurnstileBoot3AutoConfiguration {
                         sentinel.getMaster(),
                         sentinel.getUsername(),
                         sentinel.getPassword(),
-                        ssl(sentinel.getSslBundle(), rediss));
+                        SpringDataRedisSettings.tls(sentinel.getSslBundle(), environment));
             }
             RedisConnectionDetails.Standalone standalone = details.getStandalone();
             return RedisConnection.standalone(
@@ -72,12 +69,7 @@ public final class TurnstileBoot3AutoConfiguration {
                     standalone.getDatabase(),
                     details.getUsername(),
                     details.getPassword(),
-                    ssl(standalone.getSslBundle(), rediss));
-        }
-
-        /** Boot's Jedis connection uses TLS for a rediss:// URL though the details carry no bundle. */
-        private static @Nullable SslBundle ssl(@Nullable SslBundle bundle, boolean rediss) {
-            return bundle == null && rediss ? SslBundle.systemDefault() : bundle;
+                    SpringDataRedisSettings.tls(standalone.getSslBundle(), environment));
         }
 
         private static List<HostAndPort> nodes(List<RedisConnectionDetails.Node> nodes) {
@@ -104,8 +96,14 @@ public final class TurnstileBoot3AutoConfiguration {
         @Bean
         @ConditionalOnEnabledHealthIndicator("turnstile")
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
-        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
-            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile, redlock.getIfUnique()));
+        org.springframework.boot.actuate.health.HealthIndicator turnstileHealthIndicator(
+                Turnstile turnstile, ObjectProvider<Redlock> redlock) {
+            TurnstileHealthCheck check = new TurnstileHealthCheck(turnstile, redlock.getIfUnique());
+            return () -> check.report(
+                            org.springframework.boot.actuate.health.Health::up,
+                            org.springframework.boot.actuate.health.Health::down,
+                            org.springframework.boot.actuate.health.Health.Builder::withDetails)
+                    .build();
         }
     }
 
@@ -123,7 +121,7 @@ public final class TurnstileBoot3AutoConfiguration {
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
         org.springframework.boot.actuate.health.HealthIndicator turnstileHealthIndicator(Environment environment) {
             org.springframework.boot.actuate.health.Health health = org.springframework.boot.actuate.health.Health.up()
-                    .withDetail("switchedOff", String.valueOf(TurnstileHealthSwitchedOff.switchedOffBy(environment)))
+                    .withDetails(TurnstileHealthSwitchedOff.details(environment))
                     .build();
             return () -> health;
         }

@@ -2,10 +2,10 @@ package dev.turnstile.spring.boot4;
 
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
-import dev.turnstile.spring.actuate.TurnstileHealthCheck;
-import dev.turnstile.spring.actuate.TurnstileHealthSwitchedOff;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
-import dev.turnstile.spring.autoconfigure.redis.SpringDataRedisSettings;
+import dev.turnstile.spring.internal.actuate.TurnstileHealthCheck;
+import dev.turnstile.spring.internal.actuate.TurnstileHealthSwitchedOff;
+import dev.turnstile.spring.internal.redis.SpringDataRedisSettings;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -43,11 +43,7 @@ public final class TurnstileBoot4AutoConfiguration {
         @ConditionalOnBean(DataRedisConnectionDetails.class)
         @ConditionalOnMissingBean
         RedisConnection turnstileRedisConnection(DataRedisConnectionDetails details, Environment environment) {
-            SslBundle ssl = details.getSslBundle();
-            if (ssl == null && SpringDataRedisSettings.bind(environment).urlUsesSsl()) {
-                // Boot's Jedis connection uses TLS for a rediss:// URL though the details carry no bundle.
-                ssl = SslBundle.systemDefault();
-            }
+            SslBundle ssl = SpringDataRedisSettings.tls(details.getSslBundle(), environment);
             if (details.getCluster() != null) {
                 return RedisConnection.cluster(
                         nodes(details.getCluster().getNodes()), details.getUsername(), details.getPassword(), ssl);
@@ -98,8 +94,14 @@ public final class TurnstileBoot4AutoConfiguration {
         @Bean
         @ConditionalOnEnabledHealthIndicator("turnstile")
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
-        TurnstileHealthIndicator turnstileHealthIndicator(Turnstile turnstile, ObjectProvider<Redlock> redlock) {
-            return new TurnstileHealthIndicator(new TurnstileHealthCheck(turnstile, redlock.getIfUnique()));
+        org.springframework.boot.health.contributor.HealthIndicator turnstileHealthIndicator(
+                Turnstile turnstile, ObjectProvider<Redlock> redlock) {
+            TurnstileHealthCheck check = new TurnstileHealthCheck(turnstile, redlock.getIfUnique());
+            return () -> check.report(
+                            org.springframework.boot.health.contributor.Health::up,
+                            org.springframework.boot.health.contributor.Health::down,
+                            org.springframework.boot.health.contributor.Health.Builder::withDetails)
+                    .build();
         }
     }
 
@@ -118,9 +120,7 @@ public final class TurnstileBoot4AutoConfiguration {
         org.springframework.boot.health.contributor.HealthIndicator turnstileHealthIndicator(Environment environment) {
             org.springframework.boot.health.contributor.Health health =
                     org.springframework.boot.health.contributor.Health.up()
-                            .withDetail(
-                                    "switchedOff",
-                                    String.valueOf(TurnstileHealthSwitchedOff.switchedOffBy(environment)))
+                            .withDetails(TurnstileHealthSwitchedOff.details(environment))
                             .build();
             return () -> health;
         }

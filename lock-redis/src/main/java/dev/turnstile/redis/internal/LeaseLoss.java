@@ -86,7 +86,7 @@ final class LeaseLoss {
     /** The exception for an owner's call on a lost or ended lease. Call under the lease's lock. */
     LockLostException exception(String why) {
         return LockLostException.of(
-                this.id.label(), this.id.name(), this.event == null ? null : this.event.reason(), why);
+                this.id.kind(), this.id.name(), this.event == null ? null : this.event.reason(), why);
     }
 
     /** A loss recorded and still to be told: logged first, then published. */

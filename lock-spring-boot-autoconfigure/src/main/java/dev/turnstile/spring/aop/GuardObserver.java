@@ -1,6 +1,7 @@
 package dev.turnstile.spring.aop;
 
 import dev.turnstile.redis.Lease;
+import dev.turnstile.redis.LeaseKind;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.IntSupplier;
@@ -23,40 +24,40 @@ public interface GuardObserver {
      * what it threw.
      */
     default Optional<? extends Lease> observeAcquire(
-            GuardKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
+            LeaseKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
         return acquire.get();
     }
 
     /**
-     * Wraps one acquisition like {@link #observeAcquire(GuardKind, String, Supplier)}, saying whether
+     * Wraps one acquisition like {@link #observeAcquire(LeaseKind, String, Supplier)}, saying whether
      * the guard enforces: when it only observes, an empty answer refuses nothing (the method runs),
      * so it must not be recorded as a refusal. Calls the three-argument form by default.
      */
     default Optional<? extends Lease> observeAcquire(
-            GuardKind kind, String name, boolean enforced, Supplier<Optional<? extends Lease>> acquire) {
+            LeaseKind kind, String name, boolean enforced, Supplier<Optional<? extends Lease>> acquire) {
         return observeAcquire(kind, name, acquire);
     }
 
     /** The lock or permit was acquired after {@code waited}. */
-    default void acquired(GuardKind kind, String name, Duration waited) {}
+    default void acquired(LeaseKind kind, String name, Duration waited) {}
 
     /**
      * It was not acquired within the wait (a timeout, or a full semaphore) and the call is refused.
      * Not told for a guard that only observes: its call runs, and {@link #refusalObserved} is told.
      */
-    default void notAcquired(GuardKind kind, String name, Duration waited) {}
+    default void notAcquired(LeaseKind kind, String name, Duration waited) {}
 
     /** The acquisition failed with {@code error} (Redis unreachable, a bad key). */
-    default void failed(GuardKind kind, String name, Duration waited, RuntimeException error) {}
+    default void failed(LeaseKind kind, String name, Duration waited, RuntimeException error) {}
 
     /** The lock or permit was released after being held for {@code held}. */
-    default void released(GuardKind kind, String name, Duration held) {}
+    default void released(LeaseKind kind, String name, Duration held) {}
 
     /**
      * A guard that only observes would have refused a call, for {@code reason}; the method ran
      * anyway. Told instead of {@link #notAcquired}, or after {@link #failed}.
      */
-    default void refusalObserved(GuardKind kind, String name, Refusal reason) {}
+    default void refusalObserved(LeaseKind kind, String name, Refusal reason) {}
 
     /**
      * A call began under the semaphore {@code name}: {@code concurrency} reads how many calls of its

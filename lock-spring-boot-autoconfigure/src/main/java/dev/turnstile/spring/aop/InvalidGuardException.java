@@ -9,7 +9,8 @@ public final class InvalidGuardException extends RuntimeException {
 
     private final List<String> problems;
 
-    InvalidGuardException(String method, List<String> problems) {
+    /** {@code method} (its description) has {@code problems}, each one sentence. */
+    public InvalidGuardException(String method, List<String> problems) {
         super(method + ": " + String.join("; ", problems));
         this.problems = List.copyOf(problems);
     }

@@ -1,6 +1,6 @@
 package dev.turnstile.spring.autoconfigure;
 
-import dev.turnstile.spring.aop.GuardOperations;
+import dev.turnstile.spring.internal.aop.GuardOperations;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;

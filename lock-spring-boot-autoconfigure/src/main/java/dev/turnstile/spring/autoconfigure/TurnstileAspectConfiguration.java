@@ -2,15 +2,16 @@ package dev.turnstile.spring.autoconfigure;
 
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
-import dev.turnstile.spring.aop.CompositeGuardObserver;
-import dev.turnstile.spring.aop.Enforcement;
-import dev.turnstile.spring.aop.GuardAspect;
 import dev.turnstile.spring.aop.GuardObserver;
-import dev.turnstile.spring.aop.GuardOperationSupport;
-import dev.turnstile.spring.aop.GuardOperations;
-import dev.turnstile.spring.aop.HeldGuards;
-import dev.turnstile.spring.aop.TransactionGuard;
-import dev.turnstile.spring.key.KeyExpressionEvaluator;
+import dev.turnstile.spring.internal.aop.CompositeGuardObserver;
+import dev.turnstile.spring.internal.aop.Enforcement;
+import dev.turnstile.spring.internal.aop.GuardAspect;
+import dev.turnstile.spring.internal.aop.GuardOperationFactory;
+import dev.turnstile.spring.internal.aop.GuardOperationSupport;
+import dev.turnstile.spring.internal.aop.GuardOperations;
+import dev.turnstile.spring.internal.aop.HeldGuards;
+import dev.turnstile.spring.internal.aop.TransactionGuard;
+import dev.turnstile.spring.internal.key.KeyExpressionEvaluator;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
@@ -34,7 +35,7 @@ class TurnstileAspectConfiguration {
     @ConditionalOnMissingBean
     GuardOperations turnstileGuardOperations(
             Environment environment, BeanFactory beanFactory, TurnstileProperties properties) {
-        return new GuardOperations(
+        return new GuardOperations(new GuardOperationFactory(
                 environment,
                 new KeyExpressionEvaluator(beanFactory),
                 properties.getLock().getWaitTime(),
@@ -42,7 +43,7 @@ class TurnstileAspectConfiguration {
                 new Enforcement(properties.isEnforce(), properties.getEnforcedNames(), properties.getObservedNames()),
                 beanFactory instanceof ConfigurableBeanFactory configurable
                         ? configurable.getBeanClassLoader()
-                        : TurnstileAspectConfiguration.class.getClassLoader());
+                        : TurnstileAspectConfiguration.class.getClassLoader()));
     }
 
     @Bean

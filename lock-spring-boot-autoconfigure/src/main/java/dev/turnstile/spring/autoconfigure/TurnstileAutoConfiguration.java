@@ -2,7 +2,7 @@ package dev.turnstile.spring.autoconfigure;
 
 import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.Turnstile;
-import dev.turnstile.spring.autoconfigure.redis.TurnstileRedisConfiguration;
+import dev.turnstile.spring.internal.redis.TurnstileRedisConfiguration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

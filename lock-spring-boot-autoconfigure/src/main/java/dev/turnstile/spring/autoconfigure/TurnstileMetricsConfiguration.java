@@ -1,8 +1,8 @@
 package dev.turnstile.spring.autoconfigure;
 
-import dev.turnstile.spring.metrics.AcquireMeterDescriptions;
+import dev.turnstile.spring.internal.metrics.AcquireMeterDescriptions;
+import dev.turnstile.spring.internal.metrics.MicrometerGuardObserver;
 import dev.turnstile.spring.metrics.AcquireObservationConvention;
-import dev.turnstile.spring.metrics.MicrometerGuardObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;

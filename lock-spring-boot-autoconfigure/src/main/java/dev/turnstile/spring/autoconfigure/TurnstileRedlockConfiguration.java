@@ -2,7 +2,7 @@ package dev.turnstile.spring.autoconfigure;
 
 import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.lock.Redlock;
-import dev.turnstile.spring.autoconfigure.redis.JedisClients;
+import dev.turnstile.spring.internal.redis.JedisClients;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.turnstile.spring.autoconfigure;
 
-import dev.turnstile.spring.aop.TransactionGuard;
+import dev.turnstile.spring.internal.aop.TransactionGuard;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;

@@ -1,6 +1,6 @@
 package dev.turnstile.spring.metrics;
 
-import dev.turnstile.spring.aop.GuardKind;
+import dev.turnstile.redis.LeaseKind;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
@@ -11,18 +11,18 @@ import org.jspecify.annotations.Nullable;
  */
 public final class AcquireObservationContext extends Observation.Context {
 
-    private final GuardKind kind;
+    private final LeaseKind kind;
     private final String guardName;
     private volatile @Nullable Outcome outcome;
 
     /** A context for acquiring {@code kind} {@code guardName}. */
-    public AcquireObservationContext(GuardKind kind, String guardName) {
+    public AcquireObservationContext(LeaseKind kind, String guardName) {
         this.kind = kind;
         this.guardName = guardName;
     }
 
     /** Returns whether a lock or a semaphore permit is acquired. */
-    public GuardKind getKind() {
+    public LeaseKind getKind() {
         return this.kind;
     }
 

@@ -1,5 +1,6 @@
 package dev.turnstile.spring.web;
 
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.LockLostException;
 import dev.turnstile.redis.RedisUnavailableException;
@@ -70,7 +71,7 @@ public class TurnstileProblemHandler {
     /** 429: the semaphore had no free permit within the method's wait. */
     @ExceptionHandler(SemaphoreFullException.class)
     public ResponseEntity<ProblemDetail> semaphoreFull(SemaphoreFullException e) {
-        return refusal(e).entity();
+        return answer(e).entity();
     }
 
     /**
@@ -80,7 +81,7 @@ public class TurnstileProblemHandler {
      */
     @ExceptionHandler(LockAcquisitionException.class)
     public ResponseEntity<ProblemDetail> lockBusy(LockAcquisitionException e) {
-        return refusal(e).entity();
+        return answer(e).entity();
     }
 
     /**
@@ -90,62 +91,72 @@ public class TurnstileProblemHandler {
      */
     @ExceptionHandler(LockLostException.class)
     public ResponseEntity<ProblemDetail> leaseLost(LockLostException e) {
-        return refusal(e).entity();
+        return answer(e).entity();
     }
 
     /** 503: Redis could not be reached, so the guard could not be taken; the method did not run. */
     @ExceptionHandler(RedisUnavailableException.class)
     public ResponseEntity<ProblemDetail> redisUnavailable(RedisUnavailableException e) {
-        return refusal(e).entity();
+        return answer(e).entity();
     }
 
     /** Returns the answer to {@code e}, one of the four exceptions this handler answers. */
-    protected final Refusal refusal(TurnstileException e) {
+    protected final Answer answer(TurnstileException e) {
         if (e instanceof SemaphoreFullException full) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                    HttpStatus.TOO_MANY_REQUESTS,
-                    "All " + full.limit() + " permits of '" + full.semaphoreName() + "' are in use; retry after "
-                            + this.retryAfterSeconds + "s.");
-            problem.setTitle("Too many concurrent requests");
-            problem.setProperty("semaphore", full.semaphoreName());
-            problem.setProperty("limit", full.limit());
-            return new Refusal(problem, this.retryAfterSeconds);
+            return new Answer(
+                            problem(
+                                    HttpStatus.TOO_MANY_REQUESTS,
+                                    "Too many concurrent requests",
+                                    "All " + full.limit() + " permits of '" + full.semaphoreName()
+                                            + "' are in use; retry after " + this.retryAfterSeconds + "s."),
+                            this.retryAfterSeconds)
+                    .with(LeaseKind.SEMAPHORE.label(), full.semaphoreName())
+                    .with("limit", full.limit());
         }
         if (e instanceof LockAcquisitionException busy && busy.isInterrupted()) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                    HttpStatus.SERVICE_UNAVAILABLE,
-                    "The request was interrupted while it waited for '" + busy.lockName()
-                            + "' (the server may be shutting down); the lock was not taken and the work it"
-                            + " guards did not run. Send the request again.");
-            problem.setTitle("Interrupted");
-            problem.setProperty("lock", busy.lockName());
-            return new Refusal(problem, null);
+            return new Answer(
+                            problem(
+                                    HttpStatus.SERVICE_UNAVAILABLE,
+                                    "Interrupted",
+                                    "The request was interrupted while it waited for '" + busy.lockName()
+                                            + "' (the server may be shutting down); the lock was not taken and the"
+                                            + " work it guards did not run. Send the request again."),
+                            null)
+                    .with(LeaseKind.LOCK.label(), busy.lockName());
         }
         if (e instanceof LockAcquisitionException busy) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                    HttpStatus.CONFLICT,
-                    "'" + busy.lockName() + "' is being changed by another request; retry after "
-                            + this.retryAfterSeconds + "s.");
-            problem.setTitle("Busy");
-            problem.setProperty("lock", busy.lockName());
-            return new Refusal(problem, this.retryAfterSeconds);
+            return new Answer(
+                            problem(
+                                    HttpStatus.CONFLICT,
+                                    "Busy",
+                                    "'" + busy.lockName() + "' is being changed by another request; retry after "
+                                            + this.retryAfterSeconds + "s."),
+                            this.retryAfterSeconds)
+                    .with(LeaseKind.LOCK.label(), busy.lockName());
         }
         if (e instanceof LockLostException lost) {
             return lost(lost);
         }
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                HttpStatus.SERVICE_UNAVAILABLE,
-                "The lock service is unavailable; retry after " + this.retryAfterSeconds + "s.");
-        problem.setTitle("Service Unavailable");
-        return new Refusal(problem, this.retryAfterSeconds);
+        return new Answer(
+                problem(
+                        HttpStatus.SERVICE_UNAVAILABLE,
+                        "Service Unavailable",
+                        "The lock service is unavailable; retry after " + this.retryAfterSeconds + "s."),
+                this.retryAfterSeconds);
+    }
+
+    private static ProblemDetail problem(HttpStatus status, String title, String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setTitle(title);
+        return problem;
     }
 
     /**
      * 409 for a lease lost while its request ran: how it was lost, when known ("released by an
      * operator"), and what became of the work: rolled back, or done but perhaps not exclusively.
      */
-    private static Refusal lost(LockLostException lost) {
-        boolean semaphore = "semaphore".equals(lost.kind());
+    private static Answer lost(LockLostException lost) {
+        boolean semaphore = lost.kind() == LeaseKind.SEMAPHORE;
         String what = semaphore ? "A permit of '" + lost.name() + "'" : "The lock '" + lost.name() + "'";
         String how = lost.reason() == null ? "was lost" : "was " + lost.reason().description();
         String work;
@@ -156,15 +167,17 @@ public class TurnstileProblemHandler {
         } else {
             work = "its work may not have been exclusive. Check what it changed before sending it again.";
         }
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                HttpStatus.CONFLICT, what + " " + how + " before the request finished; " + work);
-        problem.setTitle(semaphore ? "Permit lost" : "Lock lost");
-        problem.setProperty(semaphore ? "semaphore" : "lock", lost.name());
+        Answer answer = new Answer(
+                        problem(
+                                HttpStatus.CONFLICT,
+                                semaphore ? "Permit lost" : "Lock lost",
+                                what + " " + how + " before the request finished; " + work),
+                        null)
+                .with(lost.kind().label(), lost.name());
         if (lost.reason() != null) {
-            problem.setProperty("reason", lost.reason().name().toLowerCase(Locale.ROOT));
+            answer.with("reason", lost.reason().name().toLowerCase(Locale.ROOT));
         }
-        problem.setProperty("rolledBack", lost.isRolledBack());
-        return new Refusal(problem, null);
+        return answer.with("rolledBack", lost.isRolledBack());
     }
 
     /**
@@ -173,8 +186,12 @@ public class TurnstileProblemHandler {
      * @param problem the problem detail, whose status is the answer's
      * @param retryAfter the {@code Retry-After} value in seconds, or null for none
      */
-    protected record Refusal(
-            ProblemDetail problem, @Nullable String retryAfter) {
+    protected record Answer(ProblemDetail problem, @Nullable String retryAfter) {
+
+        private Answer with(String property, Object value) {
+            this.problem.setProperty(property, value);
+            return this;
+        }
 
         /** Returns the HTTP status. */
         public HttpStatus status() {
@@ -215,11 +232,11 @@ public class TurnstileProblemHandler {
                 },
                 produces = MediaType.TEXT_HTML_VALUE)
         public void errorPage(TurnstileException e, HttpServletResponse response) throws IOException {
-            Refusal refusal = refusal(e);
-            if (refusal.retryAfter() != null) {
-                response.setHeader(HttpHeaders.RETRY_AFTER, refusal.retryAfter());
+            Answer answer = answer(e);
+            if (answer.retryAfter() != null) {
+                response.setHeader(HttpHeaders.RETRY_AFTER, answer.retryAfter());
             }
-            response.sendError(refusal.status().value(), refusal.problem().getDetail());
+            response.sendError(answer.status().value(), answer.problem().getDetail());
         }
     }
 
@@ -254,12 +271,12 @@ public class TurnstileProblemHandler {
                 },
                 produces = MediaType.TEXT_HTML_VALUE)
         public Mono<Void> errorPage(TurnstileException e, ServerWebExchange exchange) {
-            Refusal refusal = refusal(e);
-            if (refusal.retryAfter() != null) {
-                exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, refusal.retryAfter());
+            Answer answer = answer(e);
+            if (answer.retryAfter() != null) {
+                exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, answer.retryAfter());
             }
             Mono<Void> page = Mono.error(new ResponseStatusException(
-                    refusal.status(), refusal.problem().getDetail(), e));
+                    answer.status(), answer.problem().getDetail(), e));
             for (WebExceptionHandler handler :
                     this.errorHandlers.orderedStream().toList()) {
                 page = page.onErrorResume(error -> handler.handle(exchange, error));

@@ -2,8 +2,12 @@ package dev.turnstile.spring.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.turnstile.redis.LeaseKind;
+import dev.turnstile.redis.LeaseLostEvent;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.LockLostException;
+import dev.turnstile.redis.RedisUnavailableException;
+import dev.turnstile.redis.SemaphoreFullException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpHeaders;
@@ -37,7 +41,7 @@ class TurnstileProblemHandlerTests {
     @Test
     void aLostLockIs409SayingTheWorkMayNotHaveBeenExclusive() {
         ResponseEntity<ProblemDetail> answer =
-                this.handler.leaseLost(LockLostException.of("lock", "item:42", "another owner holds it"));
+                this.handler.leaseLost(LockLostException.of(LeaseKind.LOCK, "item:42", "another owner holds it"));
         assertThat(answer.getStatusCode().value()).isEqualTo(409);
         assertThat(answer.getHeaders().containsHeader(HttpHeaders.RETRY_AFTER)).isFalse();
         assertThat(answer.getBody().getTitle()).isEqualTo("Lock lost");
@@ -49,8 +53,8 @@ class TurnstileProblemHandlerTests {
 
     @Test
     void aLostPermitIs409NamingTheSemaphore() {
-        ResponseEntity<ProblemDetail> answer =
-                this.handler.leaseLost(LockLostException.of("semaphore", "partner:acme", "it expired in Redis"));
+        ResponseEntity<ProblemDetail> answer = this.handler.leaseLost(
+                LockLostException.of(LeaseKind.SEMAPHORE, "partner:acme", "it expired in Redis"));
         assertThat(answer.getStatusCode().value()).isEqualTo(409);
         assertThat(answer.getBody().getTitle()).isEqualTo("Permit lost");
         assertThat(answer.getBody().getDetail())
@@ -59,5 +63,53 @@ class TurnstileProblemHandlerTests {
         assertThat(answer.getBody().getProperties())
                 .containsEntry("semaphore", "partner:acme")
                 .doesNotContainKey("lock");
+    }
+
+    @Test
+    void aFullSemaphoreIs429WithRetryAfterInWholeSeconds() {
+        ResponseEntity<ProblemDetail> answer = new TurnstileProblemHandler(Duration.ofMillis(1500))
+                .semaphoreFull(SemaphoreFullException.of("partner:acme", 5, Duration.ZERO));
+        assertThat(answer.getStatusCode().value()).isEqualTo(429);
+        assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("2");
+        assertThat(answer.getBody().getTitle()).isEqualTo("Too many concurrent requests");
+        assertThat(answer.getBody().getDetail())
+                .isEqualTo("All 5 permits of 'partner:acme' are in use; retry after 2s.");
+        assertThat(answer.getBody().getProperties())
+                .containsEntry("semaphore", "partner:acme")
+                .containsEntry("limit", 5);
+    }
+
+    @Test
+    void aBusyLockCarriesRetryAfterOfAtLeastOneSecond() {
+        ResponseEntity<ProblemDetail> answer = new TurnstileProblemHandler(Duration.ofMillis(10))
+                .lockBusy(LockAcquisitionException.of("item:42", Duration.ofSeconds(5)));
+        assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+        assertThat(answer.getBody().getDetail())
+                .isEqualTo("'item:42' is being changed by another request; retry after 1s.");
+    }
+
+    @Test
+    void redisUnavailableIs503WithRetryAfterAndNoRedisError() {
+        ResponseEntity<ProblemDetail> answer = this.handler.redisUnavailable(
+                new RedisUnavailableException("Could not reach redis-7:6379", new IllegalStateException("refused")));
+        assertThat(answer.getStatusCode().value()).isEqualTo(503);
+        assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("2");
+        assertThat(answer.getBody().getDetail()).isEqualTo("The lock service is unavailable; retry after 2s.");
+        assertThat(answer.getBody().getProperties()).isNull();
+    }
+
+    @Test
+    void aLeaseLostBeforeTheCommitSaysHowAndThatTheWorkWasRolledBack() {
+        ResponseEntity<ProblemDetail> answer = this.handler.leaseLost(LockLostException.rolledBack(
+                LeaseKind.LOCK, "item:42", LeaseLostEvent.Reason.FORCE_RELEASED, "it was released by an operator"));
+        assertThat(answer.getStatusCode().value()).isEqualTo(409);
+        assertThat(answer.getBody().getDetail())
+                .isEqualTo("The lock 'item:42' was " + LeaseLostEvent.Reason.FORCE_RELEASED.description()
+                        + " before the request finished; its changes were rolled back and did not take effect."
+                        + " Send the request again.");
+        assertThat(answer.getBody().getProperties())
+                .containsEntry("lock", "item:42")
+                .containsEntry("reason", "force_released")
+                .containsEntry("rolledBack", true);
     }
 }

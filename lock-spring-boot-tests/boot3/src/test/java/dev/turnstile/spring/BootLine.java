@@ -2,10 +2,10 @@ package dev.turnstile.spring;
 
 import dev.turnstile.spring.autoconfigure.TurnstileAutoConfiguration;
 import dev.turnstile.spring.boot3.TurnstileBoot3AutoConfiguration;
-import dev.turnstile.spring.boot3.TurnstileHealthIndicator;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.context.ApplicationContext;
@@ -28,7 +28,8 @@ public final class BootLine {
 
     /** Asks the context's Turnstile health indicator. */
     public static HealthView health(ApplicationContext context) {
-        Health health = context.getBean(TurnstileHealthIndicator.class).health();
+        Health health = context.getBean("turnstileHealthIndicator", HealthIndicator.class)
+                .health();
         return new HealthView(health.getStatus().getCode(), health.getDetails());
     }
 

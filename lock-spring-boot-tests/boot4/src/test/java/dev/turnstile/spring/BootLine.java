@@ -2,12 +2,12 @@ package dev.turnstile.spring;
 
 import dev.turnstile.spring.autoconfigure.TurnstileAutoConfiguration;
 import dev.turnstile.spring.boot4.TurnstileBoot4AutoConfiguration;
-import dev.turnstile.spring.boot4.TurnstileHealthIndicator;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.ApplicationContext;
 
 /** What differs between Spring Boot lines in the shared starter tests: here, Spring Boot 4. */
@@ -30,7 +30,8 @@ public final class BootLine {
 
     /** Asks the context's Turnstile health indicator. */
     public static HealthView health(ApplicationContext context) {
-        Health health = context.getBean(TurnstileHealthIndicator.class).health();
+        Health health = context.getBean("turnstileHealthIndicator", HealthIndicator.class)
+                .health();
         return new HealthView(health.getStatus().getCode(), health.getDetails());
     }
 

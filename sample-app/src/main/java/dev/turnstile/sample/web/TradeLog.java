@@ -1,7 +1,7 @@
 package dev.turnstile.sample.web;
 
 import dev.turnstile.redis.Lease;
-import dev.turnstile.spring.aop.GuardKind;
+import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.spring.aop.GuardObserver;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -151,9 +151,9 @@ public class TradeLog implements GuardObserver {
 
     @Override
     public Optional<? extends Lease> observeAcquire(
-            GuardKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
+            LeaseKind kind, String name, Supplier<Optional<? extends Lease>> acquire) {
         Entry entry = this.current.get();
-        if (kind != GuardKind.LOCK || entry == null) {
+        if (kind != LeaseKind.LOCK || entry == null) {
             return acquire.get();
         }
         synchronized (this) {
@@ -171,9 +171,9 @@ public class TradeLog implements GuardObserver {
     }
 
     @Override
-    public void released(GuardKind kind, String name, Duration held) {
+    public void released(LeaseKind kind, String name, Duration held) {
         Entry entry = this.current.get();
-        if (kind == GuardKind.LOCK && entry != null) {
+        if (kind == LeaseKind.LOCK && entry != null) {
             synchronized (this) {
                 entry.heldNanos = held.toNanos();
                 entry.releasedAt = System.nanoTime();

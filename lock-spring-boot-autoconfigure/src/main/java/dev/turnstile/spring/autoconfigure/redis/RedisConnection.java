@@ -1,5 +1,6 @@
 package dev.turnstile.spring.autoconfigure.redis;
 
+import dev.turnstile.spring.internal.redis.SpringDataRedisSettings;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.SslBundle;

@@ -1,7 +1,4 @@
-/**
- * Turnstile's Redis client in a Spring Boot application: where it connects ({@link
- * dev.turnstile.spring.autoconfigure.redis.RedisConnection}), on any Boot line.
- */
+/** The Redis connection Turnstile uses; declare a {@link RedisConnection} bean to choose it yourself. */
 @NullMarked
 package dev.turnstile.spring.autoconfigure.redis;
 
