@@ -68,6 +68,18 @@ public interface Lease extends AutoCloseable {
     void extend(Duration leaseTime);
 
     /**
+     * Confirms, with one owner-checked renewal in Redis, that this owner still holds the lease, on
+     * the lease's own terms: a watchdog-renewed lease is renewed for its lease time, a lease given a
+     * fixed time keeps its deadline (it is renewed for what is left of it). For an action that may
+     * only happen under the lease, such as a commit.
+     *
+     * @throws LockLostException if the lease is no longer held, or no time is left of it (it is then
+     *     reported as lost)
+     * @throws RedisUnavailableException if Redis could not be reached; the lease is unchanged
+     */
+    void confirm();
+
+    /**
      * Releases the lease if this owner still holds it; never touches another owner's grant, and
      * stops renewal first, so nothing renews it afterwards. Idempotent: a second call does nothing.
      * If Redis cannot be reached the lease stays releasable (call again), and it expires in Redis

@@ -166,6 +166,17 @@ final class ManagedLease implements Lease {
         }
     }
 
+    @Override
+    public void confirm() {
+        LeaseClock clock = this.state.clock();
+        Duration renewal = clock.renewedByWatchdog() ? clock.leaseTime() : remaining();
+        if (renewal.toMillis() < 1) {
+            this.state.markLost(this.state.deadlineReason());
+            throw this.state.lostException("its lease ran out");
+        }
+        extend(renewal);
+    }
+
     private void extendInRedis(Duration extension) {
         long sent = System.nanoTime();
         Grant.Renewal outcome;

@@ -66,6 +66,11 @@ final class MultiLease implements Lease {
     }
 
     @Override
+    public void confirm() {
+        this.parts.forEach(Lease::confirm);
+    }
+
+    @Override
     public boolean release() {
         return releaseAfter(Duration.ZERO);
     }

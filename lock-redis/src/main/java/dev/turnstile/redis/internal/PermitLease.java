@@ -58,6 +58,11 @@ final class PermitLease implements Permit {
     }
 
     @Override
+    public void confirm() {
+        this.lease.confirm();
+    }
+
+    @Override
     public boolean release() {
         return this.lease.release();
     }

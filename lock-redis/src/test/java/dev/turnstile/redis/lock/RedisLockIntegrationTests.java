@@ -83,6 +83,35 @@ class RedisLockIntegrationTests {
         assertThat(granted.get().release()).isTrue();
     }
 
+    /**
+     * {@code Lease.confirm()} renews on the lease's own terms: a watchdog lease for its lease time, a
+     * fixed one to what is left of it (its deadline does not move), and a lease another owner took
+     * is refused and reported lost.
+     */
+    @Test
+    void confirmRenewsOnTheLeasesOwnTerms() throws Exception {
+        try (Lease watchdog = this.turnstile.lock("confirm-watchdog").acquire(Duration.ZERO, null)) {
+            this.client.pexpire("turnstile:lock:{confirm-watchdog}", 500);
+            watchdog.confirm();
+            assertThat(this.client.pttl("turnstile:lock:{confirm-watchdog}"))
+                    .as("renewed for the default lease of 3 s")
+                    .isBetween(2_000L, 3_000L);
+        }
+        try (Lease fixed = this.turnstile.lock("confirm-fixed").acquire(Duration.ZERO, Duration.ofSeconds(2))) {
+            long before = this.client.pttl("turnstile:lock:{confirm-fixed}");
+            fixed.confirm(); // the default lease (3 s) would move it past its 2 s
+            assertThat(this.client.pttl("turnstile:lock:{confirm-fixed}"))
+                    .as("a fixed lease keeps its deadline")
+                    .isBetween(1L, before);
+            assertThat(fixed.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2));
+        }
+        Lease taken = this.turnstile.lock("confirm-taken").acquire(Duration.ZERO, Duration.ofSeconds(10));
+        this.client.set("turnstile:lock:{confirm-taken}", "another-owner");
+        assertThatThrownBy(taken::confirm).isInstanceOf(dev.turnstile.redis.LockLostException.class);
+        assertThat(taken.isHeld()).isFalse();
+        assertThat(this.lost).extracting(LeaseLostEvent::name).contains("confirm-taken");
+    }
+
     @Test
     void waitersShareOneSubscriberConnection() throws Exception {
         List<Lease> held = new ArrayList<>();
@@ -277,9 +306,7 @@ class RedisLockIntegrationTests {
         for (int run = 0; run < 20; run++) {
             Lease held = this.turnstile.lock("sub-ms").acquire(Duration.ofSeconds(1), lease);
             long giveUp = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-            while (this.client.exists("turnstile:lock:{sub-ms}") && System.nanoTime() < giveUp) {
-                Thread.onSpinWait();
-            }
+            while (this.client.exists("turnstile:lock:{sub-ms}") && System.nanoTime() < giveUp) {}
             if (held.isHeld()) {
                 heldAfterExpiry++;
             }

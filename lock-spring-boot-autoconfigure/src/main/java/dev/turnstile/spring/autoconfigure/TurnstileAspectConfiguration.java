@@ -69,8 +69,7 @@ class TurnstileAspectConfiguration {
                 transactions.getIfAvailable(),
                 new CompositeGuardObserver(observers.orderedStream().toList()),
                 held,
-                redlock.getIfAvailable() != null ? redlock.getObject() : turnstile,
-                properties.getDefaultLease());
+                redlock.getIfAvailable() != null ? redlock.getObject() : turnstile);
     }
 
     @Bean

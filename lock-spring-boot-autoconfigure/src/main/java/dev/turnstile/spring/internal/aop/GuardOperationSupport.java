@@ -49,7 +49,6 @@ public final class GuardOperationSupport {
     private final GuardObserver observer;
     private final HeldGuards held;
     private final LockFactory locks;
-    private final Duration defaultLease;
     private final ObservedRefusals refusals = new ObservedRefusals(System::nanoTime);
     private final LostLeaseLog lostLeases;
 
@@ -58,8 +57,6 @@ public final class GuardOperationSupport {
      * @param observer hears acquisitions and releases (metrics, tracing)
      * @param held where this node's held guards are tracked
      * @param locks where locks are taken (semaphores always live in {@code turnstile}'s Redis)
-     * @param defaultLease the lease of {@code turnstile} and {@code locks} when an annotation gives
-     *     none: what a confirmation before a commit renews a watchdog lease to
      */
     public GuardOperationSupport(
             Turnstile turnstile,
@@ -68,8 +65,7 @@ public final class GuardOperationSupport {
             @Nullable TransactionGuard transactions,
             GuardObserver observer,
             HeldGuards held,
-            LockFactory locks,
-            Duration defaultLease) {
+            LockFactory locks) {
         this.turnstile = turnstile;
         this.evaluator = operations.evaluator();
         this.operations = operations;
@@ -78,7 +74,6 @@ public final class GuardOperationSupport {
         this.observer = observer;
         this.held = held;
         this.locks = locks;
-        this.defaultLease = defaultLease;
         this.lostLeases = new LostLeaseLog(onLeaseLost);
     }
 
@@ -218,7 +213,7 @@ public final class GuardOperationSupport {
         boolean confirm = this.transactions != null
                 && guard.operation().spec() instanceof LockSpec lock
                 && lock.confirmBeforeCommit();
-        Runnable confirmation = () -> confirm(guard.operation(), context);
+        Runnable confirmation = () -> confirm(context);
         if (this.transactions != null) {
             this.transactions.guardCommit(context);
             if (confirm) {
@@ -256,21 +251,15 @@ public final class GuardOperationSupport {
     }
 
     /**
-     * Confirms the lease in Redis before a commit (one owner-checked renewal): a watchdog lease is
-     * renewed for the default lease, a fixed one for what is left of it.
+     * Confirms the lease in Redis before a commit, on the lease's own terms ({@link Lease#confirm()}:
+     * one owner-checked renewal).
      *
      * @throws LockLostException if the lease is no longer this owner's (the commit is refused)
      * @throws dev.turnstile.redis.RedisUnavailableException if Redis cannot be reached (refused too)
      */
-    private void confirm(GuardOperation operation, LockContext context) {
-        Lease lease = context.lease();
-        Duration renewal = operation.leaseTime() == null ? this.defaultLease : lease.remaining();
-        if (renewal.toMillis() < 1) {
-            throw LockLostException.rolledBack(
-                    context.kind(), lease.name(), null, "its lease ran out before the commit");
-        }
+    private void confirm(LockContext context) {
         try {
-            lease.extend(renewal);
+            context.lease().confirm();
         } catch (LockLostException e) {
             // Thrown before the commit, so the transaction rolls back: say so to whoever answers it.
             throw LockLostException.rolledBack(

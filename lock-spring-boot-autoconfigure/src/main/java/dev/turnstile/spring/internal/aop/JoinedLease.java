@@ -91,6 +91,11 @@ final class JoinedLease implements Lease {
     }
 
     @Override
+    public void confirm() {
+        parts().forEach(Lease::confirm);
+    }
+
+    @Override
     public boolean release() {
         return this.own != null && this.own.release();
     }

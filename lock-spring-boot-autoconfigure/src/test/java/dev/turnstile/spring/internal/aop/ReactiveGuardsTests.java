@@ -95,6 +95,8 @@ class ReactiveGuardsTests {
 
         public void extend(Duration leaseTime) {}
 
+        public void confirm() {}
+
         public boolean release() {
             return true;
         }
