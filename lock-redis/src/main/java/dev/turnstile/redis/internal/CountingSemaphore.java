@@ -99,14 +99,7 @@ final class CountingSemaphore implements RedisSemaphore {
         if (this.fair) {
             // Strict arrival order across processes: every waiter queues in Redis, none here.
             String id = this.deployment.leases().newOwnerToken();
-            ManagedLease lease = Acquisition.await(
-                    this.deployment.signals(),
-                    keys().semaphoreChannel(this.name),
-                    deadline,
-                    0,
-                    () -> attempt(id, fixed, waits, null),
-                    () -> leaveQueue(id),
-                    () -> interrupted(start));
+            ManagedLease lease = awaitFair(id, fixed, waits, deadline, start);
             return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
         }
         PermitQueues.Entry entry;
@@ -140,12 +133,41 @@ final class CountingSemaphore implements RedisSemaphore {
                 deadline,
                 courtesy,
                 () -> attempt(id, fixed, waits, queue),
-                () -> {
-                    leaveQueue(id);
-                    queue.exit();
-                },
+                queue::exit,
                 () -> interrupted(start));
         return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
+    }
+
+    /**
+     * A fair waiter: takes its ticket in Redis's queue and waits, subscribed, for the release that
+     * hands it a permit (or for its turn at a free one), then takes it at its full lease. On every
+     * way out without a lease it leaves the queue, freeing a permit already handed to it.
+     */
+    private @Nullable ManagedLease awaitFair(
+            String id, @Nullable Duration leaseTime, boolean waits, long deadline, long start) {
+        ManagedLease lease;
+        try {
+            lease = waits
+                    ? WaitLoop.acquireInQueue(
+                            this.deployment.signals(),
+                            keys().semaphoreChannel(this.name),
+                            deadline,
+                            () -> attempt(id, leaseTime, true, null))
+                    : attempt(id, leaseTime, false, null).grant();
+        } catch (InterruptedException e) {
+            leaveQueue(id);
+            throw interrupted(start);
+        } catch (RuntimeException e) {
+            leaveQueue(id);
+            throw e;
+        }
+        if (lease == null) {
+            if (waits) {
+                leaveQueue(id); // a one-off try left the queue in its script
+            }
+            return null;
+        }
+        return Acquisition.start(lease, () -> interrupted(start));
     }
 
     /**
@@ -249,11 +271,12 @@ final class CountingSemaphore implements RedisSemaphore {
                     lease,
                     leaseTime == null,
                     sent,
-                    new PermitGrant(this.deployment, this.name, id, grantedAt),
+                    new PermitGrant(this.deployment, this.name, id, grantedAt, this.fair ? this.limit : 0),
                     place));
         }
         long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
-        // A fair waiter with others ahead sleeps through the releases that go to them.
+        // A fair waiter sleeps through the signals of the waiters ahead leaving the queue, and wakes
+        // at its own: the release that hands it a permit.
         return reply.size() > 2
                 ? WaitLoop.Outcome.queued(hint, (Long) reply.get(2), WAITER_TTL.toNanos() / 3)
                 : WaitLoop.Outcome.busy(hint);
@@ -276,21 +299,16 @@ final class CountingSemaphore implements RedisSemaphore {
         return run(
                 SemaphoreScripts.ACQUIRE_FAIR,
                 "acquire a permit of fair semaphore '" + this.name + "'",
-                List.of(
-                        keys().semaphore(this.name),
-                        keys().semaphoreFence(this.name),
-                        keys().semaphoreQueue(this.name),
-                        keys().semaphoreQueueAlive(this.name),
-                        keys().semaphoreTicket(this.name)),
-                List.of(
+                PermitGrant.fairKeys(keys(), this.name),
+                PermitGrant.fairArgs(
+                        this.deployment,
+                        this.name,
                         id,
-                        Integer.toString(this.limit),
+                        this.limit,
                         Long.toString(lease.toMillis()),
                         this.deployment.options().fenceTtlMillis(lease),
                         Long.toString(WAITER_TTL.toMillis()),
                         staysQueued ? "1" : "0",
-                        keys().semaphoreChannel(this.name),
-                        this.deployment.signalMode().publishCommand(),
                         Integer.toString(holders)));
     }
 
@@ -341,24 +359,21 @@ final class CountingSemaphore implements RedisSemaphore {
         return new PermitQueues.Reserved(sent, sent + lease.toNanos(), (Long) reply.get(1));
     }
 
-    /** A fair waiter that gives up must not keep its place at the head of the queue. */
+    /**
+     * A fair waiter that gives up leaves the queue; a permit handed to it meanwhile goes to the next
+     * waiter, so none leaks.
+     */
     private void leaveQueue(String id) {
-        if (!this.fair) {
-            return;
-        }
         try {
             this.deployment
                     .scripts()
                     .eval(
                             SemaphoreScripts.LEAVE_QUEUE,
                             "leave the queue of semaphore '" + this.name + "'",
-                            List.of(keys().semaphoreQueue(this.name), keys().semaphoreQueueAlive(this.name)),
-                            List.of(
-                                    id,
-                                    keys().semaphoreChannel(this.name),
-                                    this.deployment.signalMode().publishCommand()));
+                            PermitGrant.fairKeys(keys(), this.name),
+                            PermitGrant.fairArgs(this.deployment, this.name, id, this.limit, "0", "0", "0", "0", "1"));
         } catch (RuntimeException ignored) {
-            // unreachable: the place expires after the waiter ttl
+            // unreachable: the place, and a permit handed to it, expire after the waiter ttl
         }
     }
 
@@ -380,7 +395,11 @@ final class CountingSemaphore implements RedisSemaphore {
     /** The call may have reached Redis before it failed: free what it may have granted, if we can. */
     private void releaseQuietly(String id) {
         try {
-            PermitGrant.release(this.deployment, this.name, id);
+            if (this.fair) {
+                PermitGrant.releaseFair(this.deployment, this.name, id, this.limit);
+            } else {
+                PermitGrant.release(this.deployment, this.name, id);
+            }
         } catch (RuntimeException ignored) {
             // still unreachable: the permit, if granted, expires by its lease
         }

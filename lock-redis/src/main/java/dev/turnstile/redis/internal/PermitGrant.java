@@ -3,7 +3,10 @@ package dev.turnstile.redis.internal;
 import java.time.Duration;
 import java.util.List;
 
-/** A permit's grant: a member of the semaphore's holders ZSET, renewed and released by its id. */
+/**
+ * A permit's grant: a member of the semaphore's holders ZSET, renewed and released by its id. A
+ * fair semaphore's release hands the freed permit to the head of its queue in the same script.
+ */
 final class PermitGrant implements Grant {
 
     private final RedisDeployment deployment;
@@ -12,9 +15,20 @@ final class PermitGrant implements Grant {
     private final String holdersKey;
     private final String channel;
     private final long grantedAtMillis;
+    /** The limit of a fair semaphore, whose release serves its queue; 0 for an unfair one. */
+    private final int fairLimit;
 
     /** @param grantedAtMillis the server's clock when it granted, in milliseconds */
     PermitGrant(RedisDeployment deployment, String name, String id, long grantedAtMillis) {
+        this(deployment, name, id, grantedAtMillis, 0);
+    }
+
+    /**
+     * @param grantedAtMillis the server's clock when it granted, in milliseconds
+     * @param fairLimit the limit of a fair semaphore (its release serves the queue); 0 if unfair
+     */
+    PermitGrant(RedisDeployment deployment, String name, String id, long grantedAtMillis, int fairLimit) {
+        this.fairLimit = fairLimit;
         this.deployment = deployment;
         this.name = name;
         this.id = id;
@@ -38,7 +52,59 @@ final class PermitGrant implements Grant {
 
     @Override
     public long release() {
-        return release(this.deployment, this.name, this.id);
+        return this.fairLimit > 0
+                ? releaseFair(this.deployment, this.name, this.id, this.fairLimit)
+                : release(this.deployment, this.name, this.id);
+    }
+
+    /**
+     * Releases permit {@code id} of fair semaphore {@code name} and hands the free permits to the
+     * head of its queue; -1 if it was not held, else the waiters told.
+     */
+    static long releaseFair(RedisDeployment deployment, String name, String id, int limit) {
+        return (Long) deployment
+                .scripts()
+                .eval(
+                        SemaphoreScripts.RELEASE_FAIR,
+                        "release a permit of fair semaphore '" + name + "'",
+                        fairKeys(deployment.keys(), name),
+                        fairArgs(deployment, name, id, limit, "0", "0", "0", "0", "1"));
+    }
+
+    /** The keys of a fair semaphore's scripts: holders, fence, queue, alive, ticket counter. */
+    static List<String> fairKeys(RedisKeys keys, String name) {
+        return List.of(
+                keys.semaphore(name),
+                keys.semaphoreFence(name),
+                keys.semaphoreQueue(name),
+                keys.semaphoreQueueAlive(name),
+                keys.semaphoreTicket(name));
+    }
+
+    /**
+     * The arguments of a fair semaphore's scripts: permit id, limit, lease ms, fence ttl ms, waiter
+     * ttl ms, stay queued (1 or 0), release channel, publish command, tokens to reserve.
+     */
+    static List<String> fairArgs(
+            RedisDeployment deployment,
+            String name,
+            String id,
+            int limit,
+            String leaseMillis,
+            String fenceTtlMillis,
+            String waiterTtlMillis,
+            String staysQueued,
+            String reserve) {
+        return List.of(
+                id,
+                Integer.toString(limit),
+                leaseMillis,
+                fenceTtlMillis,
+                waiterTtlMillis,
+                staysQueued,
+                deployment.keys().semaphoreChannel(name),
+                deployment.signalMode().publishCommand(),
+                reserve);
     }
 
     /** Releases permit {@code id} of semaphore {@code name}; -1 if it was not held, else the waiters told. */

@@ -50,54 +50,141 @@ final class SemaphoreScripts {
             """);
 
     /**
-     * Fair acquire. KEYS: holders, fence, queue (score = ticket), alive (score = waiter expiry),
-     * ticket counter. ARGV: permit id, limit, lease ms, fence ttl ms (lease plus retention), waiter ttl ms, stay
-     * queued (1) or leave the queue on failure (0), release channel, PUBLISH or SPUBLISH, tokens to
-     * reserve. Returns {@code {1, fencing token, server time ms, waiters left in the queue}} or {@code
-     * {0, ms until the first permit expires, release signals that cannot serve this waiter yet}}.
+     * The fair queue's Lua, for scripts whose KEYS are: holders, fence, queue (member = waiter id,
+     * score = ticket), alive (member = waiter id, score = the waiter's liveness deadline, server
+     * ms), ticket counter; and whose ARGV[2] is the limit, ARGV[7] the release channel and ARGV[8]
+     * PUBLISH or SPUBLISH.
      *
-     * <p>A caller takes a ticket on its first call and keeps its place while it keeps calling (each
-     * call refreshes its liveness); waiters that stopped calling (crashed) are pruned after the
-     * waiter ttl. Only the head of the queue may take a free permit, so grants follow ticket order.
+     * <p>{@code prune_waiters(now)} drops the waiters whose liveness lapsed (their process stopped
+     * calling). {@code hand(now, waiter)} takes the head of the queue out of it and grants it a
+     * permit in the holders ZSET that lives only as long as the waiter's liveness: the waiter's next
+     * call takes it at its full lease with a fencing token; a waiter that crashed meanwhile frees it
+     * by then. {@code signal(count)} publishes one release signal per waiter that left the queue, so
+     * a waiter with {@code n} others ahead sleeps through {@code n} signals and wakes at its own.
      */
-    static final LuaScript ACQUIRE_FAIR = LuaScript.of(NOW + GRANT + """
+    private static final String QUEUE = """
+            local function prune_waiters(now)
+              local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 1000)
+              if #gone > 0 then
+                redis.call('ZREM', KEYS[3], unpack(gone))
+                redis.call('ZREM', KEYS[4], unpack(gone))
+              end
+              return #gone
+            end
+            local function hand(now, waiter)
+              local alive = tonumber(redis.call('ZSCORE', KEYS[4], waiter))
+              redis.call('ZREM', KEYS[3], waiter)
+              redis.call('ZREM', KEYS[4], waiter)
+              if alive and alive > now then
+                redis.call('ZADD', KEYS[1], alive, waiter)
+                if redis.call('PTTL', KEYS[1]) < alive - now then
+                  redis.call('PEXPIRE', KEYS[1], alive - now)
+                end
+                return 1
+              end
+              return 0
+            end
+            local function serve(now)
+              local left = 0
+              local free = tonumber(ARGV[2]) - redis.call('ZCARD', KEYS[1])
+              while free > 0 do
+                local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+                if not head then break end
+                free = free - hand(now, head)
+                left = left + 1
+              end
+              return left
+            end
+            local function signal(count)
+              local told = 0
+              for i = 1, count do
+                told = redis.call(ARGV[8], ARGV[7], 'free')
+              end
+              return told
+            end
+            """;
+
+    /**
+     * Fair acquire. KEYS: holders, fence, queue, alive, ticket counter (see {@link #QUEUE}). ARGV:
+     * permit id, limit, lease ms, fence ttl ms (lease plus retention), waiter ttl ms, stay queued (1)
+     * or leave the queue on failure (0), release channel, PUBLISH or SPUBLISH, tokens to reserve.
+     * Returns {@code {1, fencing token, server time ms, waiters left in the queue}} or {@code {0, ms
+     * until the first permit expires, waiters ahead in the queue}}.
+     *
+     * <p>A caller takes a ticket on its first call; each call renews its liveness for the waiter
+     * ttl. Free permits go to the head of the queue in ticket order: to the caller when it is the
+     * head, else handed to the head (see {@link #QUEUE}). A caller that finds a permit handed to it
+     * takes it at its full lease (also a retry of a call whose reply was lost: the grant stands).
+     */
+    static final LuaScript ACQUIRE_FAIR = LuaScript.of(NOW + GRANT + QUEUE + """
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
             if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
               return {1, grant(now, tonumber(ARGV[9])), now, redis.call('ZCARD', KEYS[3])}
             end
-            local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 1000)
-            if #gone > 0 then
-              redis.call('ZREM', KEYS[3], unpack(gone))
-              redis.call('ZREM', KEYS[4], unpack(gone))
-              -- Waiters behind the crashed ones may now be at the head.
-              redis.call(ARGV[8], ARGV[7], 'free')
-            end
+            local left = prune_waiters(now)
             if not redis.call('ZSCORE', KEYS[3], ARGV[1]) then
+              if redis.call('ZCARD', KEYS[3]) == 0 and redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+                signal(left)
+                return {1, grant(now, tonumber(ARGV[9])), now, 0}
+              end
               redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[5]), ARGV[1])
             end
             local ttl = tonumber(ARGV[5])
             redis.call('ZADD', KEYS[4], now + ttl, ARGV[1])
             for i = 3, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
             local free = tonumber(ARGV[2]) - redis.call('ZCARD', KEYS[1])
-            if free > 0 and redis.call('ZRANK', KEYS[3], ARGV[1]) == 0 then
-              redis.call('ZREM', KEYS[3], ARGV[1])
-              redis.call('ZREM', KEYS[4], ARGV[1])
-              local token = grant(now, tonumber(ARGV[9]))
-              local queued = redis.call('ZCARD', KEYS[3])
-              if free > 1 and queued > 0 then
-                redis.call(ARGV[8], ARGV[7], 'free')
+            while free > 0 do
+              local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+              if head == ARGV[1] then
+                redis.call('ZREM', KEYS[3], ARGV[1])
+                redis.call('ZREM', KEYS[4], ARGV[1])
+                signal(left + 1)
+                return {1, grant(now, tonumber(ARGV[9])), now, redis.call('ZCARD', KEYS[3])}
               end
-              return {1, token, now, queued}
+              free = free - hand(now, head)
+              left = left + 1
             end
-            -- Releases that must happen before this waiter can be served: one per waiter ahead that
-            -- finds no free permit, plus one for itself. The waiter sleeps through fewer signals.
+            signal(left)
             local ahead = redis.call('ZRANK', KEYS[3], ARGV[1])
-            local skip = math.max(0, ahead - math.max(free, 0))
             if ARGV[6] == '0' then
               redis.call('ZREM', KEYS[3], ARGV[1])
               redis.call('ZREM', KEYS[4], ARGV[1])
             end
-            return {0, retryHint(now), skip}
+            return {0, retryHint(now), ahead}
+            """);
+
+    /**
+     * Fair release. KEYS and ARGV as {@link #ACQUIRE_FAIR} (ARGV[1] the permit id; the lease, ttl
+     * and reserve arguments unused). Frees the permit and hands the free permits to the head of the
+     * queue. Returns -1 if the permit was not held (or had expired), else the subscribers told.
+     */
+    static final LuaScript RELEASE_FAIR = LuaScript.of(NOW + QUEUE + """
+            local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+            if not expiry then return -1 end
+            redis.call('ZREM', KEYS[1], ARGV[1])
+            redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+            local told = signal(prune_waiters(now) + serve(now))
+            if tonumber(expiry) <= now then return -1 end
+            return told
+            """);
+
+    /**
+     * Leaves the fair queue (timeout, interrupt, error). KEYS and ARGV as {@link #RELEASE_FAIR}. A
+     * permit already handed to the waiter is freed and handed on, so none leaks; the waiters behind
+     * are told they moved up.
+     */
+    static final LuaScript LEAVE_QUEUE = LuaScript.of(NOW + QUEUE + """
+            local left = 0
+            if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
+              redis.call('ZREM', KEYS[4], ARGV[1])
+              left = 1
+            end
+            if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+              redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+              left = left + serve(now)
+            end
+            signal(left)
+            return 1
             """);
 
     /**
@@ -116,20 +203,6 @@ final class SemaphoreScripts {
             end
             local token = fence_issue(KEYS[2], tonumber(ARGV[4]), ARGV[3])
             return {1, token, now}
-            """);
-
-    /**
-     * KEYS: queue, alive. ARGV: permit id, release channel, PUBLISH or SPUBLISH. Leaves the fair queue (timeout,
-     * interrupt, error) and wakes the waiters behind, who may now be at the head.
-     */
-    static final LuaScript LEAVE_QUEUE = LuaScript.of("""
-            if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
-              redis.call('ZREM', KEYS[2], ARGV[1])
-              if redis.call('ZCARD', KEYS[1]) > 0 then
-                redis.call(ARGV[3], ARGV[2], 'free')
-              end
-            end
-            return 1
             """);
 
     /**
