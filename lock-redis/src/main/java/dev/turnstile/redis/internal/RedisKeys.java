@@ -13,6 +13,9 @@ package dev.turnstile.redis.internal;
  * {prefix}:free:{name}          channel published on release
  * {prefix}:sem:{name}           ZSET    permit id, score = expiry (server ms)
  * {prefix}:sem:{name}:fence     STRING  the semaphore's fencing counter
+ * {prefix}:sem:{name}:queue     ZSET    fair mode: waiter id, score = ticket
+ * {prefix}:sem:{name}:alive     ZSET    fair mode: waiter id, score = the waiter's place expiry (server ms)
+ * {prefix}:sem:{name}:ticket    STRING  fair mode: the ticket counter
  * {prefix}:sem:{name}:free      channel published on release
  * </pre>
  */
