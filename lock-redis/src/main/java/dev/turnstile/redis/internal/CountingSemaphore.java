@@ -37,7 +37,7 @@ final class CountingSemaphore implements RedisSemaphore {
     private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     /** How long a fair waiter keeps its place without calling again (it calls at least every 1.7 s). */
-    private static final Duration WAITER_TTL = Duration.ofSeconds(5);
+    static final Duration WAITER_TTL = Duration.ofSeconds(5);
 
     private final RedisDeployment deployment;
     private final PermitQueues queues;
@@ -140,34 +140,87 @@ final class CountingSemaphore implements RedisSemaphore {
 
     /**
      * A fair waiter: takes its ticket in Redis's queue and waits, subscribed, for the release that
-     * hands it a permit (or for its turn at a free one), then takes it at its full lease. On every
-     * way out without a lease it leaves the queue, freeing a permit already handed to it.
+     * hands it a permit (or for its turn at a free one). A release of this process offers it the
+     * grant in-process; one of another process leaves it for the waiter's next call, which takes it
+     * at its full lease. On every way out without a lease it leaves the queue, freeing a permit
+     * already handed to it.
      */
     private @Nullable ManagedLease awaitFair(
             String id, @Nullable Duration leaseTime, boolean waits, long deadline, long start) {
+        if (!waits) {
+            ManagedLease lease;
+            try {
+                lease = attempt(id, leaseTime, false, null).grant(); // leaves the queue in its script
+            } catch (RuntimeException e) {
+                leaveQueue(id);
+                throw e;
+            }
+            return lease == null ? null : Acquisition.start(lease, () -> interrupted(start));
+        }
+        PermitQueues.FairSlot slot = this.queues.waitFair(id);
         ManagedLease lease;
         try {
-            lease = waits
-                    ? WaitLoop.acquireInQueue(
-                            this.deployment.signals(),
-                            keys().semaphoreChannel(this.name),
-                            deadline,
-                            () -> attempt(id, leaseTime, true, null))
-                    : attempt(id, leaseTime, false, null).grant();
+            lease = WaitLoop.acquireInQueue(
+                    this.deployment.signals(),
+                    keys().semaphoreChannel(this.name),
+                    deadline,
+                    () -> attemptFair(id, leaseTime, slot));
+            if (lease == null) {
+                // Handed a permit at the last moment: take it.
+                PermitQueues.FairOffer offer = slot.close();
+                lease = offer == null ? null : offered(id, leaseTime, offer);
+            }
         } catch (InterruptedException e) {
+            slot.close();
             leaveQueue(id);
             throw interrupted(start);
         } catch (RuntimeException e) {
+            slot.close();
             leaveQueue(id);
             throw e;
+        } finally {
+            this.queues.leaveFair(id);
         }
         if (lease == null) {
-            if (waits) {
-                leaveQueue(id); // a one-off try left the queue in its script
-            }
+            leaveQueue(id);
             return null;
         }
         return Acquisition.start(lease, () -> interrupted(start));
+    }
+
+    /** One try of a queued fair waiter: the grant a release of this process offered, else Redis. */
+    private WaitLoop.Outcome<ManagedLease> attemptFair(
+            String id, @Nullable Duration leaseTime, PermitQueues.FairSlot slot) {
+        PermitQueues.FairOffer offer = slot.take();
+        if (offer != null) {
+            return WaitLoop.Outcome.granted(offered(id, leaseTime, offer));
+        }
+        WaitLoop.Outcome<ManagedLease> outcome = attempt(id, leaseTime, true, null);
+        if (outcome.grant() != null) {
+            slot.close(); // an offer of the same permit is no longer needed
+        }
+        return outcome;
+    }
+
+    /**
+     * The lease on a permit a release of this process handed to a fair waiter: it lives in Redis
+     * until the waiter's place would have lapsed, and is renewed (or topped up) to the full lease
+     * before then, like a permit passed on.
+     */
+    private ManagedLease offered(String id, @Nullable Duration leaseTime, PermitQueues.FairOffer offer) {
+        Duration lease =
+                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
+        return ManagedLease.passedOn(
+                this.deployment.leases(),
+                LeaseKind.SEMAPHORE,
+                this.name,
+                offer.fencingToken(),
+                offer.sentNanos() + TimeUnit.MILLISECONDS.toNanos(offer.expiryMillis() - offer.grantedAtMillis()),
+                offer.sentNanos(),
+                lease,
+                leaseTime == null,
+                PermitGrant.fair(this.deployment, this.queues, this.name, id, offer.grantedAtMillis(), this.limit),
+                LocalPlace.NONE);
     }
 
     /**
@@ -271,7 +324,9 @@ final class CountingSemaphore implements RedisSemaphore {
                     lease,
                     leaseTime == null,
                     sent,
-                    new PermitGrant(this.deployment, this.name, id, grantedAt, this.fair ? this.limit : 0),
+                    this.fair
+                            ? PermitGrant.fair(this.deployment, this.queues, this.name, id, grantedAt, this.limit)
+                            : new PermitGrant(this.deployment, this.name, id, grantedAt),
                     place));
         }
         long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
@@ -396,7 +451,7 @@ final class CountingSemaphore implements RedisSemaphore {
     private void releaseQuietly(String id) {
         try {
             if (this.fair) {
-                PermitGrant.releaseFair(this.deployment, this.name, id, this.limit);
+                PermitGrant.releaseFair(this.deployment, this.queues, this.name, id, this.limit);
             } else {
                 PermitGrant.release(this.deployment, this.name, id);
             }

@@ -2,6 +2,7 @@ package dev.turnstile.redis.internal;
 
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A permit's grant: a member of the semaphore's holders ZSET, renewed and released by its id. A
@@ -17,18 +18,34 @@ final class PermitGrant implements Grant {
     private final long grantedAtMillis;
     /** The limit of a fair semaphore, whose release serves its queue; 0 for an unfair one. */
     private final int fairLimit;
+    /** Where a fair release offers this process's waiters the permits it hands them; null if unfair. */
+    private final @Nullable PermitQueues fairWaiters;
 
     /** @param grantedAtMillis the server's clock when it granted, in milliseconds */
     PermitGrant(RedisDeployment deployment, String name, String id, long grantedAtMillis) {
-        this(deployment, name, id, grantedAtMillis, 0);
+        this(deployment, name, id, grantedAtMillis, 0, null);
     }
 
     /**
+     * A permit of a fair semaphore of {@code limit} permits, whose release hands the permit to the
+     * head of the queue and offers it to the head in {@code waiters} when it waits in this process.
+     *
      * @param grantedAtMillis the server's clock when it granted, in milliseconds
-     * @param fairLimit the limit of a fair semaphore (its release serves the queue); 0 if unfair
      */
-    PermitGrant(RedisDeployment deployment, String name, String id, long grantedAtMillis, int fairLimit) {
+    static PermitGrant fair(
+            RedisDeployment deployment, PermitQueues waiters, String name, String id, long grantedAtMillis, int limit) {
+        return new PermitGrant(deployment, name, id, grantedAtMillis, limit, waiters);
+    }
+
+    private PermitGrant(
+            RedisDeployment deployment,
+            String name,
+            String id,
+            long grantedAtMillis,
+            int fairLimit,
+            @Nullable PermitQueues fairWaiters) {
         this.fairLimit = fairLimit;
+        this.fairWaiters = fairWaiters;
         this.deployment = deployment;
         this.name = name;
         this.id = id;
@@ -52,23 +69,43 @@ final class PermitGrant implements Grant {
 
     @Override
     public long release() {
-        return this.fairLimit > 0
-                ? releaseFair(this.deployment, this.name, this.id, this.fairLimit)
+        return this.fairWaiters != null
+                ? releaseFair(this.deployment, this.fairWaiters, this.name, this.id, this.fairLimit)
                 : release(this.deployment, this.name, this.id);
     }
 
     /**
      * Releases permit {@code id} of fair semaphore {@code name} and hands the free permits to the
-     * head of its queue; -1 if it was not held, else the waiters told.
+     * head of its queue; a head that waits in this process (its id has this process's prefix) gets
+     * its fencing token in the same script and is offered the grant in {@code waiters}. Returns -1
+     * if the permit was not held, else the waiters told.
      */
-    static long releaseFair(RedisDeployment deployment, String name, String id, int limit) {
-        return (Long) deployment
+    static long releaseFair(RedisDeployment deployment, PermitQueues waiters, String name, String id, int limit) {
+        long sent = System.nanoTime();
+        List<?> reply = (List<?>) deployment
                 .scripts()
                 .eval(
                         SemaphoreScripts.RELEASE_FAIR,
                         "release a permit of fair semaphore '" + name + "'",
                         fairKeys(deployment.keys(), name),
-                        fairArgs(deployment, name, id, limit, "0", "0", "0", "0", "1"));
+                        List.of(
+                                id,
+                                Integer.toString(limit),
+                                "0",
+                                deployment.options().fenceTtlMillis(CountingSemaphore.WAITER_TTL),
+                                "0",
+                                "0",
+                                deployment.keys().semaphoreChannel(name),
+                                deployment.signalMode().publishCommand(),
+                                "1",
+                                id.substring(0, id.lastIndexOf(':') + 1)));
+        long now = (Long) reply.get(1);
+        for (int i = 2; i + 2 < reply.size(); i += 3) {
+            waiters.offerFair(
+                    (String) reply.get(i),
+                    new PermitQueues.FairOffer((Long) reply.get(i + 1), sent, now, (Long) reply.get(i + 2)));
+        }
+        return (Long) reply.get(0);
     }
 
     /** The keys of a fair semaphore's scripts: holders, fence, queue, alive, ticket counter. */

@@ -10,7 +10,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Queues the threads of this process that wait for a permit of the same semaphore, so that at most
+ * Queues the threads of this process that wait for a permit of the unfair semaphore, so that at most
  * {@code limit} of them at a time (the queue's <em>occupants</em>) hold a permit or contend for one
  * in Redis; the others wait here, in arrival order, without any Redis traffic. A try that does not
  * wait never queues: it goes to Redis at once, as before.
@@ -39,7 +39,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Only an unfair semaphore queues here. A fair one keeps strict arrival order across processes,
  * so each of its waiters takes its ticket in Redis's queue on arrival and is served by Redis: it
- * never queues in the process and never receives a permit passed on locally.
+ * never queues in the process and never receives a permit passed on locally. A fair waiter is only
+ * registered here ({@link #waitFair}), so that a release of this process whose script hands the
+ * freed permit to it (with its fencing token) can offer it the grant without another call.
  *
  * <p>A pass that uses tokens at hand asks Redis nothing, so the permit may have vanished from Redis
  * meanwhile (a failover without {@code minReplicas} that lost its writes, an eviction of the key,
@@ -63,6 +65,78 @@ final class PermitQueues {
     private static final long REFRESH_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final ConcurrentHashMap<String, PermitQueue> queues = new ConcurrentHashMap<>();
+
+    /** The fair waiters of this process, by permit id: a release here may hand them a permit. */
+    private final ConcurrentHashMap<String, FairSlot> fairWaiters = new ConcurrentHashMap<>();
+
+    /**
+     * Registers fair waiter {@code id} of this process until {@link #leaveFair}: a release in this
+     * process that hands it a permit offers the grant here, so the waiter takes it without a call.
+     */
+    FairSlot waitFair(String id) {
+        FairSlot slot = new FairSlot();
+        this.fairWaiters.put(id, slot);
+        return slot;
+    }
+
+    /** The fair waiter {@code id} stopped waiting. */
+    void leaveFair(String id) {
+        this.fairWaiters.remove(id);
+    }
+
+    /** Offers the permit a release handed to fair waiter {@code id}, if it waits in this process. */
+    void offerFair(String id, FairOffer offer) {
+        FairSlot slot = this.fairWaiters.get(id);
+        if (slot != null) {
+            slot.offer(offer);
+        }
+    }
+
+    /**
+     * A permit a release of this process handed to a fair waiter of this process, in Redis under the
+     * waiter's id.
+     *
+     * @param fencingToken the token the release issued for it
+     * @param sentNanos {@link System#nanoTime()} before the release was sent
+     * @param grantedAtMillis the server's clock at the hand-off
+     * @param expiryMillis when the permit expires in Redis unless renewed (server clock)
+     */
+    record FairOffer(long fencingToken, long sentNanos, long grantedAtMillis, long expiryMillis) {}
+
+    /**
+     * Where a release offers a fair waiter its permit. Once the waiter has taken an offer, or closed
+     * the slot (it got its permit from Redis, or gave up), later offers are ignored: the permit is
+     * in Redis under the waiter's id, which it holds, or frees when it leaves the queue.
+     */
+    static final class FairSlot {
+
+        private @Nullable FairOffer offer;
+        private boolean closed;
+
+        private synchronized void offer(FairOffer offered) {
+            if (!this.closed) {
+                this.offer = offered;
+            }
+        }
+
+        /** Takes the permit offered, if any, and closes the slot then. */
+        synchronized @Nullable FairOffer take() {
+            if (this.closed || this.offer == null) {
+                return null;
+            }
+            this.closed = true;
+            return this.offer;
+        }
+
+        /** Closes the slot; returns the permit offered and not yet taken, if any. */
+        synchronized @Nullable FairOffer close() {
+            if (this.closed) {
+                return null;
+            }
+            this.closed = true;
+            return this.offer;
+        }
+    }
 
     /**
      * Enters the queue of semaphore {@code name}: at once as an occupant when fewer than {@code

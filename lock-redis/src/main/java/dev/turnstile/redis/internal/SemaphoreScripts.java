@@ -59,7 +59,9 @@ final class SemaphoreScripts {
      * calling). {@code hand(now, waiter)} takes the head of the queue out of it and grants it a
      * permit in the holders ZSET that lives only as long as the waiter's liveness: the waiter's next
      * call takes it at its full lease with a fencing token; a waiter that crashed meanwhile frees it
-     * by then. {@code signal(count)} publishes one release signal per waiter that left the queue, so
+     * by then. Given a table, {@code hand} also issues the token of a waiter whose id starts with
+     * ARGV[10] (the releasing process's prefix) and appends {@code id, token, expiry} to it: that
+     * process offers the waiter its grant without another call. {@code signal(count)} publishes one release signal per waiter that left the queue, so
      * a waiter with {@code n} others ahead sleeps through {@code n} signals and wakes at its own.
      */
     private static final String QUEUE = """
@@ -71,7 +73,7 @@ final class SemaphoreScripts {
               end
               return #gone
             end
-            local function hand(now, waiter)
+            local function hand(now, waiter, offers)
               local alive = tonumber(redis.call('ZSCORE', KEYS[4], waiter))
               redis.call('ZREM', KEYS[3], waiter)
               redis.call('ZREM', KEYS[4], waiter)
@@ -80,17 +82,22 @@ final class SemaphoreScripts {
                 if redis.call('PTTL', KEYS[1]) < alive - now then
                   redis.call('PEXPIRE', KEYS[1], alive - now)
                 end
+                if offers and string.sub(waiter, 1, #ARGV[10]) == ARGV[10] then
+                  table.insert(offers, waiter)
+                  table.insert(offers, (fence_issue(KEYS[2], 1, ARGV[4])))
+                  table.insert(offers, alive)
+                end
                 return 1
               end
               return 0
             end
-            local function serve(now)
+            local function serve(now, offers)
               local left = 0
               local free = tonumber(ARGV[2]) - redis.call('ZCARD', KEYS[1])
               while free > 0 do
                 local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
                 if not head then break end
-                free = free - hand(now, head)
+                free = free - hand(now, head, offers)
                 left = left + 1
               end
               return left
@@ -141,7 +148,7 @@ final class SemaphoreScripts {
                 signal(left + 1)
                 return {1, grant(now, tonumber(ARGV[9])), now, redis.call('ZCARD', KEYS[3])}
               end
-              free = free - hand(now, head)
+              free = free - hand(now, head, nil)
               left = left + 1
             end
             signal(left)
@@ -154,18 +161,24 @@ final class SemaphoreScripts {
             """);
 
     /**
-     * Fair release. KEYS and ARGV as {@link #ACQUIRE_FAIR} (ARGV[1] the permit id; the lease, ttl
-     * and reserve arguments unused). Frees the permit and hands the free permits to the head of the
-     * queue. Returns -1 if the permit was not held (or had expired), else the subscribers told.
+     * Fair release. KEYS and ARGV as {@link #ACQUIRE_FAIR} (ARGV[1] the permit id, ARGV[4] the fence
+     * ttl of the tokens it issues; the lease, waiter ttl and reserve arguments unused), and ARGV[10]
+     * the releasing process's id prefix. Frees the permit and hands the free permits to the head of
+     * the queue. Returns {@code {-1 if the permit was not held (or had expired), else the
+     * subscribers told; server time ms; then id, fencing token, expiry of each head of the releasing
+     * process handed a permit}}.
      */
-    static final LuaScript RELEASE_FAIR = LuaScript.of(NOW + QUEUE + """
+    static final LuaScript RELEASE_FAIR = LuaScript.of(NOW + FencingCounter.LUA + QUEUE + """
             local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
-            if not expiry then return -1 end
+            if not expiry then return {-1, now} end
             redis.call('ZREM', KEYS[1], ARGV[1])
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-            local told = signal(prune_waiters(now) + serve(now))
-            if tonumber(expiry) <= now then return -1 end
-            return told
+            local offers = {}
+            local told = signal(prune_waiters(now) + serve(now, offers))
+            if tonumber(expiry) <= now then told = -1 end
+            local reply = {told, now}
+            for i = 1, #offers do reply[i + 2] = offers[i] end
+            return reply
             """);
 
     /**
@@ -181,7 +194,7 @@ final class SemaphoreScripts {
             end
             if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
               redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-              left = left + serve(now)
+              left = left + serve(now, nil)
             end
             signal(left)
             return 1
