@@ -37,7 +37,7 @@ final class CountingSemaphore implements RedisSemaphore {
     private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     /** How long a fair waiter keeps its place without calling again (it calls at least every 1.7 s). */
-    static final Duration WAITER_TTL = Duration.ofSeconds(5);
+    private static final Duration WAITER_TTL = Duration.ofSeconds(5);
 
     private final RedisDeployment deployment;
     private final PermitQueues queues;
@@ -152,7 +152,7 @@ final class CountingSemaphore implements RedisSemaphore {
             try {
                 lease = attempt(id, leaseTime, false, null).grant(); // leaves the queue in its script
             } catch (RuntimeException e) {
-                leaveQueue(id);
+                leaveQueue(id, leaseTime);
                 throw e;
             }
             return lease == null ? null : Acquisition.start(lease, () -> interrupted(start));
@@ -172,17 +172,17 @@ final class CountingSemaphore implements RedisSemaphore {
             }
         } catch (InterruptedException e) {
             slot.close();
-            leaveQueue(id);
+            leaveQueue(id, leaseTime);
             throw interrupted(start);
         } catch (RuntimeException e) {
             slot.close();
-            leaveQueue(id);
+            leaveQueue(id, leaseTime);
             throw e;
         } finally {
             this.queues.leaveFair(id);
         }
         if (lease == null) {
-            leaveQueue(id);
+            leaveQueue(id, leaseTime);
             return null;
         }
         return Acquisition.start(lease, () -> interrupted(start));
@@ -202,23 +202,18 @@ final class CountingSemaphore implements RedisSemaphore {
         return outcome;
     }
 
-    /**
-     * The lease on a permit a release of this process handed to a fair waiter: it lives in Redis
-     * until the waiter's place would have lapsed, and is renewed (or topped up) to the full lease
-     * before then, like a permit passed on.
-     */
+    /** The lease on a permit a release of this process granted a fair waiter of this process. */
     private ManagedLease offered(String id, @Nullable Duration leaseTime, PermitQueues.FairOffer offer) {
         Duration lease =
                 leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
-        return ManagedLease.passedOn(
+        return ManagedLease.granted(
                 this.deployment.leases(),
                 LeaseKind.SEMAPHORE,
                 this.name,
                 offer.fencingToken(),
-                offer.sentNanos() + TimeUnit.MILLISECONDS.toNanos(offer.expiryMillis() - offer.grantedAtMillis()),
-                offer.sentNanos(),
                 lease,
                 leaseTime == null,
+                offer.sentNanos(),
                 PermitGrant.fair(this.deployment, this.queues, this.name, id, offer.grantedAtMillis(), this.limit),
                 LocalPlace.NONE);
     }
@@ -418,7 +413,9 @@ final class CountingSemaphore implements RedisSemaphore {
      * A fair waiter that gives up leaves the queue; a permit handed to it meanwhile goes to the next
      * waiter, so none leaks.
      */
-    private void leaveQueue(String id) {
+    private void leaveQueue(String id, @Nullable Duration leaseTime) {
+        Duration lease =
+                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
         try {
             this.deployment
                     .scripts()
@@ -426,7 +423,16 @@ final class CountingSemaphore implements RedisSemaphore {
                             SemaphoreScripts.LEAVE_QUEUE,
                             "leave the queue of semaphore '" + this.name + "'",
                             PermitGrant.fairKeys(keys(), this.name),
-                            PermitGrant.fairArgs(this.deployment, this.name, id, this.limit, "0", "0", "0", "0", "1"));
+                            PermitGrant.fairArgs(
+                                    this.deployment,
+                                    this.name,
+                                    id,
+                                    this.limit,
+                                    Long.toString(lease.toMillis()),
+                                    "0",
+                                    "0",
+                                    "0",
+                                    "1"));
         } catch (RuntimeException ignored) {
             // unreachable: the place, and a permit handed to it, expire after the waiter ttl
         }

@@ -76,8 +76,9 @@ final class PermitGrant implements Grant {
 
     /**
      * Releases permit {@code id} of fair semaphore {@code name} and hands the free permits to the
-     * head of its queue; a head that waits in this process (its id has this process's prefix) gets
-     * its fencing token in the same script and is offered the grant in {@code waiters}. Returns -1
+     * head of its queue; a head that waits in this process (its id has this process's prefix) is
+     * granted its full lease and its fencing token in the same script and is offered the grant in
+     * {@code waiters}. Returns -1
      * if the permit was not held, else the waiters told.
      */
     static long releaseFair(RedisDeployment deployment, PermitQueues waiters, String name, String id, int limit) {
@@ -92,7 +93,7 @@ final class PermitGrant implements Grant {
                                 id,
                                 Integer.toString(limit),
                                 "0",
-                                deployment.options().fenceTtlMillis(CountingSemaphore.WAITER_TTL),
+                                deployment.options().fenceTtlMillis(Duration.ZERO),
                                 "0",
                                 "0",
                                 deployment.keys().semaphoreChannel(name),
@@ -100,10 +101,8 @@ final class PermitGrant implements Grant {
                                 "1",
                                 id.substring(0, id.lastIndexOf(':') + 1)));
         long now = (Long) reply.get(1);
-        for (int i = 2; i + 2 < reply.size(); i += 3) {
-            waiters.offerFair(
-                    (String) reply.get(i),
-                    new PermitQueues.FairOffer((Long) reply.get(i + 1), sent, now, (Long) reply.get(i + 2)));
+        for (int i = 2; i + 1 < reply.size(); i += 2) {
+            waiters.offerFair((String) reply.get(i), new PermitQueues.FairOffer((Long) reply.get(i + 1), sent, now));
         }
         return (Long) reply.get(0);
     }

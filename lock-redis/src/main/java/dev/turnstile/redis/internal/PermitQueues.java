@@ -97,11 +97,11 @@ final class PermitQueues {
      * waiter's id.
      *
      * @param fencingToken the token the release issued for it
-     * @param sentNanos {@link System#nanoTime()} before the release was sent
+     * @param sentNanos {@link System#nanoTime()} before the release was sent (the grant, at the
+     *     waiter's full lease, came after)
      * @param grantedAtMillis the server's clock at the hand-off
-     * @param expiryMillis when the permit expires in Redis unless renewed (server clock)
      */
-    record FairOffer(long fencingToken, long sentNanos, long grantedAtMillis, long expiryMillis) {}
+    record FairOffer(long fencingToken, long sentNanos, long grantedAtMillis) {}
 
     /**
      * Where a release offers a fair waiter its permit. Once the waiter has taken an offer, or closed

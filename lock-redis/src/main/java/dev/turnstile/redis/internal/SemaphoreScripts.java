@@ -51,17 +51,18 @@ final class SemaphoreScripts {
 
     /**
      * The fair queue's Lua, for scripts whose KEYS are: holders, fence, queue (member = waiter id,
-     * score = ticket), alive (member = waiter id, score = the waiter's liveness deadline, server
-     * ms), ticket counter; and whose ARGV[2] is the limit, ARGV[7] the release channel and ARGV[8]
-     * PUBLISH or SPUBLISH.
+     * a slash and the waiter's lease in ms; score = ticket), alive (the same member, score = the
+     * waiter's liveness deadline, server ms), ticket counter; and whose ARGV[2] is the limit, ARGV[7]
+     * the release channel and ARGV[8] PUBLISH or SPUBLISH.
      *
      * <p>{@code prune_waiters(now)} drops the waiters whose liveness lapsed (their process stopped
      * calling). {@code hand(now, waiter)} takes the head of the queue out of it and grants it a
      * permit in the holders ZSET that lives only as long as the waiter's liveness: the waiter's next
      * call takes it at its full lease with a fencing token; a waiter that crashed meanwhile frees it
-     * by then. Given a table, {@code hand} also issues the token of a waiter whose id starts with
-     * ARGV[10] (the releasing process's prefix) and appends {@code id, token, expiry} to it: that
-     * process offers the waiter its grant without another call. {@code signal(count)} publishes one release signal per waiter that left the queue, so
+     * by then. Given a table, {@code hand} grants a waiter whose id starts with ARGV[10] (the
+     * releasing process's prefix) its full lease at once, issues its token (the counter kept for the
+     * lease plus ARGV[4], the retention) and appends {@code id, token} to the table: that process,
+     * alive as it releases, offers the waiter its grant without another call. {@code signal(count)} publishes one release signal per waiter that left the queue, so
      * a waiter with {@code n} others ahead sleeps through {@code n} signals and wakes at its own.
      */
     private static final String QUEUE = """
@@ -77,19 +78,20 @@ final class SemaphoreScripts {
               local alive = tonumber(redis.call('ZSCORE', KEYS[4], waiter))
               redis.call('ZREM', KEYS[3], waiter)
               redis.call('ZREM', KEYS[4], waiter)
-              if alive and alive > now then
-                redis.call('ZADD', KEYS[1], alive, waiter)
-                if redis.call('PTTL', KEYS[1]) < alive - now then
-                  redis.call('PEXPIRE', KEYS[1], alive - now)
-                end
-                if offers and string.sub(waiter, 1, #ARGV[10]) == ARGV[10] then
-                  table.insert(offers, waiter)
-                  table.insert(offers, (fence_issue(KEYS[2], 1, ARGV[4])))
-                  table.insert(offers, alive)
-                end
-                return 1
+              if not alive or alive <= now then return 0 end
+              local id, lease = string.match(waiter, '^(.*)/(%d+)$')
+              local mine = offers and id and string.sub(id, 1, #ARGV[10]) == ARGV[10]
+              local expiry = alive
+              if mine then expiry = now + tonumber(lease) end
+              redis.call('ZADD', KEYS[1], expiry, id or waiter)
+              if redis.call('PTTL', KEYS[1]) < expiry - now then
+                redis.call('PEXPIRE', KEYS[1], expiry - now)
               end
-              return 0
+              if mine then
+                table.insert(offers, id)
+                table.insert(offers, (fence_issue(KEYS[2], 1, tonumber(ARGV[4]) + tonumber(lease))))
+              end
+              return 1
             end
             local function serve(now, offers)
               local left = 0
@@ -129,22 +131,23 @@ final class SemaphoreScripts {
               return {1, grant(now, tonumber(ARGV[9])), now, redis.call('ZCARD', KEYS[3])}
             end
             local left = prune_waiters(now)
-            if not redis.call('ZSCORE', KEYS[3], ARGV[1]) then
+            local me = ARGV[1] .. '/' .. ARGV[3]
+            if not redis.call('ZSCORE', KEYS[3], me) then
               if redis.call('ZCARD', KEYS[3]) == 0 and redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
                 signal(left)
                 return {1, grant(now, tonumber(ARGV[9])), now, 0}
               end
-              redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[5]), ARGV[1])
+              redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[5]), me)
             end
             local ttl = tonumber(ARGV[5])
-            redis.call('ZADD', KEYS[4], now + ttl, ARGV[1])
+            redis.call('ZADD', KEYS[4], now + ttl, me)
             for i = 3, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
             local free = tonumber(ARGV[2]) - redis.call('ZCARD', KEYS[1])
             while free > 0 do
               local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
-              if head == ARGV[1] then
-                redis.call('ZREM', KEYS[3], ARGV[1])
-                redis.call('ZREM', KEYS[4], ARGV[1])
+              if head == me then
+                redis.call('ZREM', KEYS[3], me)
+                redis.call('ZREM', KEYS[4], me)
                 signal(left + 1)
                 return {1, grant(now, tonumber(ARGV[9])), now, redis.call('ZCARD', KEYS[3])}
               end
@@ -152,21 +155,21 @@ final class SemaphoreScripts {
               left = left + 1
             end
             signal(left)
-            local ahead = redis.call('ZRANK', KEYS[3], ARGV[1])
+            local ahead = redis.call('ZRANK', KEYS[3], me)
             if ARGV[6] == '0' then
-              redis.call('ZREM', KEYS[3], ARGV[1])
-              redis.call('ZREM', KEYS[4], ARGV[1])
+              redis.call('ZREM', KEYS[3], me)
+              redis.call('ZREM', KEYS[4], me)
             end
             return {0, retryHint(now), ahead}
             """);
 
     /**
      * Fair release. KEYS and ARGV as {@link #ACQUIRE_FAIR} (ARGV[1] the permit id, ARGV[4] the fence
-     * ttl of the tokens it issues; the lease, waiter ttl and reserve arguments unused), and ARGV[10]
-     * the releasing process's id prefix. Frees the permit and hands the free permits to the head of
-     * the queue. Returns {@code {-1 if the permit was not held (or had expired), else the
-     * subscribers told; server time ms; then id, fencing token, expiry of each head of the releasing
-     * process handed a permit}}.
+     * retention ms; the lease, waiter ttl and reserve arguments unused), and ARGV[10] the releasing
+     * process's id prefix. Frees the permit and hands the free permits to the head of the queue.
+     * Returns {@code {-1 if the permit was not held (or had expired), else the subscribers told;
+     * server time ms; then id and fencing token of each head of the releasing process granted a
+     * permit}}.
      */
     static final LuaScript RELEASE_FAIR = LuaScript.of(NOW + FencingCounter.LUA + QUEUE + """
             local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -182,14 +185,16 @@ final class SemaphoreScripts {
             """);
 
     /**
-     * Leaves the fair queue (timeout, interrupt, error). KEYS and ARGV as {@link #RELEASE_FAIR}. A
+     * Leaves the fair queue (timeout, interrupt, error). KEYS and ARGV as {@link #ACQUIRE_FAIR} (the
+     * permit id and lease ms name the place; the fence, ttl and reserve arguments unused). A
      * permit already handed to the waiter is freed and handed on, so none leaks; the waiters behind
      * are told they moved up.
      */
     static final LuaScript LEAVE_QUEUE = LuaScript.of(NOW + QUEUE + """
             local left = 0
-            if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
-              redis.call('ZREM', KEYS[4], ARGV[1])
+            local me = ARGV[1] .. '/' .. ARGV[3]
+            if redis.call('ZREM', KEYS[3], me) == 1 then
+              redis.call('ZREM', KEYS[4], me)
               left = 1
             end
             if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
