@@ -534,22 +534,20 @@ async function refreshHeld() {
   const answer = await api('GET', '/held');
   if (!answer.ok) { failed('held'); return; }
   fresh('held');
-  const locks = answer.body.locks.map((lock) => {
-    const row = document.createElement('tr');
-    cell(row, lock.name);
-    cell(row, holder(lock.holder));
-    cell(row, seconds(lock.leftMillis), 'num');
-    return row;
-  });
+  const locks = answer.body.locks.map((lock) => heldRow(lock.name, lock));
   $('#held-locks tbody').replaceChildren(...(locks.length ? locks : [emptyRow(3, 'no lock is held')]));
-  const permits = answer.body.semaphores.flatMap((semaphore) => semaphore.permits.map((permit) => {
-    const row = document.createElement('tr');
-    cell(row, semaphore.name);
-    cell(row, holder(permit.holder));
-    cell(row, seconds(permit.leftMillis), 'num');
-    return row;
-  }));
+  const permits = answer.body.semaphores.flatMap((semaphore) =>
+    semaphore.permits.map((permit) => heldRow(semaphore.name, permit)));
   $('#held-permits tbody').replaceChildren(...(permits.length ? permits : [emptyRow(3, 'no permit is held')]));
+}
+
+// One held lock or permit: the name, who holds it, the seconds its lease has left.
+function heldRow(name, held) {
+  const row = document.createElement('tr');
+  cell(row, name);
+  cell(row, holder(held.holder));
+  cell(row, seconds(held.leftMillis), 'num');
+  return row;
 }
 
 function emptyRow(columns, text) {

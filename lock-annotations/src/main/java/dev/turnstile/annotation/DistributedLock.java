@@ -38,7 +38,7 @@ import java.lang.annotation.Target;
  * Several keys, given as several templates or a collection, form one multi-key lock acquired in
  * sorted order. No key at all means the method's fully qualified name. An expression that yields
  * null or a blank string fails the call with an {@code IllegalArgumentException} naming the
- * method, the template and the arguments; the method does not run.
+ * template, the method and the expression; the method does not run.
  *
  * <h2>Times</h2>
  *

@@ -53,8 +53,6 @@ public final class BenchmarkMain {
             new Report.Ratio("32 threads, one key", TURNSTILE, FAIR_REENTRANT_LOCK, Double.NaN),
             new Report.Ratio("1 thread, uncontended", TURNSTILE, RAW_FENCED, 0.9),
             new Report.Ratio("8 threads, 8 keys", TURNSTILE, RAW_FENCED, 0.9));
-    /** The command that runs this, as the page it writes names it. */
-    static final String COMMAND = "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java";
 
     private BenchmarkMain() {}
 
@@ -140,7 +138,7 @@ public final class BenchmarkMain {
             System.out.println();
             System.out.println(report.markdown());
             Files.createDirectories(out);
-            Provenance.write(out.resolve("results.md"), COMMAND, report.markdown());
+            Provenance.write(out.resolve("results.md"), Provenance.command(BenchmarkMain.class), report.markdown());
             Files.writeString(out.resolve("results.csv"), report.csv());
             Files.writeString(out.resolve("results.svg"), report.svg());
             System.out.println("Wrote " + out.resolve("results.md") + ", results.csv and results.svg");
@@ -296,19 +294,26 @@ public final class BenchmarkMain {
                     "Turnstile RedisSemaphore",
                     16,
                     false,
-                    t -> Contenders.turnstile((t % 2 == 0 ? this.first : this.second).semaphore("api", 5))));
+                    t -> Contenders.turnstile(
+                            (t % 2 == 0 ? this.first : this.second).semaphore("api", 5), Contenders.WAIT)));
             all.add(new Scenario(
                     semaphore,
                     "Turnstile RedisSemaphore, fair",
                     16,
                     false,
-                    t -> Contenders.turnstile((t % 2 == 0 ? this.first : this.second)
-                            .semaphore("api-fair", 5)
-                            .fair())));
+                    t -> Contenders.turnstile(
+                            (t % 2 == 0 ? this.first : this.second)
+                                    .semaphore("api-fair", 5)
+                                    .fair(),
+                            Contenders.WAIT)));
             RPermitExpirableSemaphore permits = this.redisson.getPermitExpirableSemaphore("r-api");
             permits.trySetPermits(5);
             all.add(new Scenario(
-                    semaphore, "Redisson RPermitExpirableSemaphore", 16, false, t -> Contenders.redisson(permits)));
+                    semaphore,
+                    "Redisson RPermitExpirableSemaphore",
+                    16,
+                    false,
+                    t -> Contenders.redisson(permits, Contenders.WAIT)));
             all.add(new Scenario(
                     semaphore,
                     "Turnstile RedisLock on one key, for comparison",

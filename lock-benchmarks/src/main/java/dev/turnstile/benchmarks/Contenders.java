@@ -27,7 +27,7 @@ final class Contenders {
 
     static final long WAIT_SECONDS = 30;
     static final long LEASE_SECONDS = 30;
-    private static final Duration WAIT = Duration.ofSeconds(WAIT_SECONDS);
+    static final Duration WAIT = Duration.ofSeconds(WAIT_SECONDS);
     private static final Duration LEASE = Duration.ofSeconds(LEASE_SECONDS);
     private static final String RELEASE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
@@ -109,11 +109,12 @@ final class Contenders {
         };
     }
 
-    static Contender turnstile(RedisSemaphore semaphore) {
+    /** Turnstile's semaphore: waits up to {@code wait}, a fixed 30 s lease. */
+    static Contender turnstile(RedisSemaphore semaphore, Duration wait) {
         return new Contender() {
             @Override
-            public Object acquire() {
-                return semaphore.tryAcquire(WAIT, LEASE).orElse(null);
+            public @Nullable Object acquire() {
+                return semaphore.tryAcquire(wait, LEASE).orElse(null);
             }
 
             @Override
@@ -153,11 +154,12 @@ final class Contenders {
         };
     }
 
-    static Contender redisson(RPermitExpirableSemaphore semaphore) {
+    /** Redisson's semaphore, leased like Turnstile's: waits up to {@code wait}, a fixed 30 s lease. */
+    static Contender redisson(RPermitExpirableSemaphore semaphore, Duration wait) {
         return new Contender() {
             @Override
             public @Nullable Object acquire() throws InterruptedException {
-                return semaphore.tryAcquire(WAIT_SECONDS, LEASE_SECONDS, TimeUnit.SECONDS);
+                return semaphore.tryAcquire(wait.toSeconds(), LEASE_SECONDS, TimeUnit.SECONDS);
             }
 
             @Override

@@ -25,10 +25,6 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class CycleCost {
 
-    /** The command that runs this, as the page it writes names it. */
-    static final String COMMAND =
-            "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java -Dexec.mainClass=dev.turnstile.benchmarks.CycleCost";
-
     private static final Duration RUN = Duration.ofSeconds(2);
     private static final int TRIALS = 5;
 
@@ -67,7 +63,7 @@ public final class CycleCost {
             System.out.println(table);
             Path out = Path.of(args.length > 0 ? args[0] : "docs/benchmarks");
             Files.createDirectories(out);
-            Provenance.write(out.resolve("cycle-cost.md"), COMMAND, table);
+            Provenance.write(out.resolve("cycle-cost.md"), Provenance.command(CycleCost.class), table);
         }
     }
 

@@ -29,10 +29,6 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class DeploymentLatency {
 
-    /** The command that runs this, as the page it writes names it. */
-    static final String COMMAND =
-            "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java -Dexec.mainClass=dev.turnstile.benchmarks.DeploymentLatency";
-
     private static final Duration RUN = Duration.ofSeconds(2);
     private static final int TRIALS = 3;
 
@@ -83,7 +79,7 @@ public final class DeploymentLatency {
             System.out.println(table);
             Path out = Path.of(args.length > 0 ? args[0] : "docs/benchmarks");
             Files.createDirectories(out);
-            Provenance.write(out.resolve("deployments.md"), COMMAND, table);
+            Provenance.write(out.resolve("deployments.md"), Provenance.command(DeploymentLatency.class), table);
         } finally {
             java.util.Collections.reverse(open);
             for (AutoCloseable each : open) {

@@ -143,7 +143,7 @@ final class Harness {
     }
 
     /** Every command but the harness's own (INFO, CONFIG). */
-    private static long commands(Map<String, Long> counts) {
+    static long commands(Map<String, Long> counts) {
         return counts.entrySet().stream()
                 .filter(entry ->
                         !entry.getKey().startsWith("info") && !entry.getKey().startsWith("config"))

@@ -19,6 +19,12 @@ final class Provenance {
 
     private Provenance() {}
 
+    /** Returns the command that runs the benchmark {@code main}, as the pages it writes name it. */
+    static String command(Class<?> main) {
+        String command = "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java";
+        return main == BenchmarkMain.class ? command : command + " -Dexec.mainClass=" + main.getName();
+    }
+
     /** Returns the header line, a blank line included, for a page written by {@code command}. */
     static String header(String command) {
         return PREFIX + command + "` at commit " + commit() + " on " + LocalDate.now()

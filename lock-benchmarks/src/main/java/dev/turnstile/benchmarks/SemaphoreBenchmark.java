@@ -1,7 +1,6 @@
 package dev.turnstile.benchmarks;
 
 import dev.turnstile.benchmarks.Scenario.Contender;
-import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.semaphore.RedisSemaphore;
 import dev.turnstile.test.redis.ChildJvm;
@@ -14,7 +13,6 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -41,10 +39,6 @@ public final class SemaphoreBenchmark {
 
     static final String NAME = "api";
 
-    /** The command that runs this, as the page it writes names it. */
-    static final String COMMAND = "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java"
-            + " -Dexec.mainClass=dev.turnstile.benchmarks.SemaphoreBenchmark";
-
     static final int PERMITS = 5;
     static final int THREADS = 16;
     static final Duration WAIT = Duration.ofSeconds(60);
@@ -55,9 +49,6 @@ public final class SemaphoreBenchmark {
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         RunOptions options = RunOptions.parse(args);
-        Duration trial = options.trial();
-        Duration warmUp = options.warmUp();
-        int trials = options.trials();
         Path out = options.out();
         String only = options.only();
         double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
@@ -66,7 +57,7 @@ public final class SemaphoreBenchmark {
             Turnstile turnstile = Turnstile.builder(counting.client()).build();
             RedissonClient redisson = redisson(server.port());
             List<Scenario> group = scenarios(turnstile, redisson);
-            Harness harness = new Harness(server, counting, warmUp, trial, trials);
+            Harness harness = new Harness(server, counting, options.warmUp(), options.trial(), options.trials());
             List<Measurement> rows = only.equals("processes")
                     ? List.of()
                     : harness.measureSideBySide(
@@ -82,13 +73,18 @@ public final class SemaphoreBenchmark {
             List<ProcessShares> shares = new ArrayList<>();
             for (boolean fair : only.equals("one") ? new boolean[0] : new boolean[] {false, true}) {
                 for (int processes : new int[] {2, 4}) {
-                    ProcessShares measured =
-                            ProcessShares.median(server, processes, fair, warmUp, trial.multipliedBy(2), trials);
+                    ProcessShares measured = ProcessShares.median(
+                            server,
+                            processes,
+                            fair,
+                            options.warmUp(),
+                            options.trial().multipliedBy(2),
+                            options.trials());
                     System.out.println(measured.markdownRow());
                     shares.add(measured);
                 }
             }
-            String markdown = markdown(rows, shares, trial, warmUp, trials, load, LocalDate.now());
+            String markdown = markdown(rows, shares, options, load, LocalDate.now());
             System.out.println();
             System.out.println(markdown);
             Files.createDirectories(out);
@@ -119,9 +115,16 @@ public final class SemaphoreBenchmark {
         RedisSemaphore unfair = turnstile.semaphore(NAME, PERMITS);
         RedisSemaphore fair = turnstile.semaphore(NAME + "-fair", PERMITS).fair();
         return List.of(
-                new Scenario(group, "Turnstile RedisSemaphore", THREADS, false, t -> turnstile(unfair)),
-                new Scenario(group, "Turnstile RedisSemaphore, fair", THREADS, false, t -> turnstile(fair)),
-                new Scenario(group, "Redisson RPermitExpirableSemaphore", THREADS, false, t -> redisson(permits)),
+                new Scenario(
+                        group, "Turnstile RedisSemaphore", THREADS, false, t -> Contenders.turnstile(unfair, WAIT)),
+                new Scenario(
+                        group, "Turnstile RedisSemaphore, fair", THREADS, false, t -> Contenders.turnstile(fair, WAIT)),
+                new Scenario(
+                        group,
+                        "Redisson RPermitExpirableSemaphore",
+                        THREADS,
+                        false,
+                        t -> Contenders.redisson(permits, WAIT)),
                 new Scenario(
                         group,
                         "anchor: java.util.concurrent.Semaphore(5, fair), one process",
@@ -134,35 +137,6 @@ public final class SemaphoreBenchmark {
                         THREADS,
                         true,
                         t -> inProcess(fairLock)));
-    }
-
-    /** Turnstile's semaphore: a 60 s wait, a fixed 30 s lease, released at once. */
-    static Contender turnstile(RedisSemaphore semaphore) {
-        return new Contender() {
-            @Override
-            public @Nullable Object acquire() {
-                return semaphore.tryAcquire(WAIT, LEASE).orElse(null);
-            }
-
-            @Override
-            public void release(Object handle) {
-                ((Lease) handle).close();
-            }
-        };
-    }
-
-    private static Contender redisson(RPermitExpirableSemaphore semaphore) {
-        return new Contender() {
-            @Override
-            public @Nullable Object acquire() throws InterruptedException {
-                return semaphore.tryAcquire(WAIT.toSeconds(), LEASE.toSeconds(), TimeUnit.SECONDS);
-            }
-
-            @Override
-            public void release(Object handle) {
-                semaphore.release((String) handle);
-            }
-        };
     }
 
     private static Contender inProcess(Semaphore semaphore) {
@@ -203,15 +177,9 @@ public final class SemaphoreBenchmark {
     }
 
     static String markdown(
-            List<Measurement> rows,
-            List<ProcessShares> shares,
-            Duration trial,
-            Duration warmUp,
-            int trials,
-            double load,
-            LocalDate date) {
+            List<Measurement> rows, List<ProcessShares> shares, RunOptions options, double load, LocalDate date) {
         StringBuilder text = new StringBuilder();
-        text.append(Provenance.header(COMMAND));
+        text.append(Provenance.header(Provenance.command(SemaphoreBenchmark.class)));
         text.append("# Semaphores, measured\n\n");
         text.append(String.format(
                 Locale.ROOT,
@@ -228,9 +196,9 @@ public final class SemaphoreBenchmark {
                 PERMITS,
                 WAIT.toSeconds(),
                 LEASE.toSeconds(),
-                warmUp.toSeconds(),
-                trials,
-                trial.toSeconds()));
+                options.warmUp().toSeconds(),
+                options.trials(),
+                options.trial().toSeconds()));
         double turnstile = rows.isEmpty() ? Double.NaN : rate(rows, "Turnstile RedisSemaphore");
         text.append("| contender | acquisitions/s | × Turnstile | Redis commands/acq | round trips/acq | acquire p50 µs"
                 + " | acquire p99 µs | server CPU µs/acq |\n");
@@ -343,12 +311,7 @@ public final class SemaphoreBenchmark {
                             .split(" ")[1]);
                 }
                 double seconds = (System.nanoTime() - start) / 1e9;
-                Map<String, Long> commands = server.commandCounts();
-                long executed = commands.entrySet().stream()
-                        .filter(entry -> !entry.getKey().startsWith("info")
-                                && !entry.getKey().startsWith("config"))
-                        .mapToLong(Map.Entry::getValue)
-                        .sum();
+                long executed = Harness.commands(server.commandCounts());
                 long total = java.util.Arrays.stream(counts).sum();
                 double[] shares = new double[processes];
                 for (int i = 0; i < processes; i++) {

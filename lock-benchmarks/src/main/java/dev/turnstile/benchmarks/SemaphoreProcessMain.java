@@ -30,7 +30,7 @@ public final class SemaphoreProcessMain {
             if (fair) {
                 semaphore = semaphore.fair();
             }
-            WorkerGroup workers = new WorkerGroup(SemaphoreBenchmark.turnstile(semaphore), threads);
+            WorkerGroup workers = new WorkerGroup(Contenders.turnstile(semaphore, SemaphoreBenchmark.WAIT), threads);
             BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             System.out.println("READY");
             input.readLine();

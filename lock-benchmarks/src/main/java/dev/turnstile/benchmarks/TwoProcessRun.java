@@ -6,7 +6,6 @@ import dev.turnstile.test.redis.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Two JVM processes on one key: this process and a child JVM, each running one library's lock on
@@ -41,12 +40,7 @@ final class TwoProcessRun {
                     child.awaitLineStartingWith("COUNT", Duration.ofSeconds(60)).split(" ");
             long childCount = Long.parseLong(counted[1]);
             double p99 = Math.max(workers.latencyMicros(0.99), Double.parseDouble(counted[2]));
-            Map<String, Long> counts = server.commandCounts();
-            long commands = counts.entrySet().stream()
-                    .filter(entry -> !entry.getKey().startsWith("info")
-                            && !entry.getKey().startsWith("config"))
-                    .mapToLong(Map.Entry::getValue)
-                    .sum();
+            long commands = Harness.commands(server.commandCounts());
             for (AutoCloseable resource : resources) {
                 resource.close();
             }

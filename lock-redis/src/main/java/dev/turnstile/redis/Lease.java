@@ -31,7 +31,9 @@ public interface Lease extends AutoCloseable {
 
     /**
      * Returns the fencing token: a number that strictly increases with every grant of this name,
-     * across releases, expiries and restarts of the holder. Pass it to storage that rejects a token
+     * across releases, expiries and restarts of the holder, as long as the clock of the Redis server
+     * that grants next is past the highest token handed out before (Redlock's condition differs;
+     * docs/guarantees.md says what each means per fault). Pass it to storage that rejects a token
      * lower than the highest it has seen, so a stale holder cannot overwrite a newer one's work. A
      * semaphore's permits are held by several at once: each holder's token is its own and larger
      * than every token granted before it asked, but tokens need not follow the order holds began.

@@ -74,9 +74,10 @@ public interface NamedLock {
      * holder is known to be gone (the holder, if alive, finds its lease lost at its next renewal or
      * its release; on one Redis deployment with {@link LeaseLostEvent.Reason#FORCE_RELEASED}, as the
      * owner token taken is kept in Redis for what was left of its lease). The fencing counter is left alone, so tokens still increase. On one Redis
-     * deployment the lock becomes free after the lock cohort's longest age (20 ms by default), not
-     * at once: until then the holder's process may still pass the grant between its own threads,
-     * and nobody else may hold the lock beside them.
+     * deployment the lock becomes free after the lock cohort's longest age of the {@code Turnstile}
+     * that force-releases (20 ms by default), not at once: until then the holder's process may
+     * still pass the grant between its own threads, and nobody else may hold the lock beside them,
+     * provided every process uses the same longest age ({@code lockCohort}'s {@code maxAge}).
      *
      * @return the names that were held
      */

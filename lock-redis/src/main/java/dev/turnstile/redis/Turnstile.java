@@ -14,7 +14,7 @@ import redis.clients.jedis.UnifiedJedis;
  * Entry point: hands out locks and semaphores that live in one Redis deployment.
  *
  * <pre>{@code
- * Turnstile turnstile = Turnstile.builder(new JedisPooled("localhost", 6379))
+ * Turnstile turnstile = Turnstile.builder(RedisClient.create("localhost", 6379))
  *         .keyPrefix("turnstile")
  *         .defaultLease(Duration.ofSeconds(30))
  *         .build();
@@ -36,12 +36,14 @@ public final class Turnstile implements LockFactory, AutoCloseable {
     private final TurnstileEngine engine;
 
     private Turnstile(Builder builder) {
-        this.engine = new TurnstileEngine(builder.redis, builder.options.build());
+        this.engine = new TurnstileEngine(builder.redis, builder.options().build());
     }
 
     /**
-     * Starts a builder over a Jedis client: {@code JedisPooled} for one server, {@code
-     * JedisSentineled} for Sentinel, {@code JedisCluster} for a cluster.
+     * Starts a builder over a Jedis client: {@code RedisClient} for one server, {@code
+     * RedisSentinelClient} for Sentinel, {@code RedisClusterClient} for a cluster (from Jedis 7.2,
+     * and the only ones in Jedis 8); before Jedis 7.2, {@code JedisPooled}, {@code JedisSentineled}
+     * and {@code JedisCluster}.
      */
     public static Builder builder(UnifiedJedis redis) {
         return new Builder(Objects.requireNonNull(redis, "'redis' must not be null"));
@@ -88,44 +90,21 @@ public final class Turnstile implements LockFactory, AutoCloseable {
     }
 
     /** Options of a {@link Turnstile}; every one has a default. */
-    public static final class Builder {
+    public static final class Builder extends LockFactoryBuilder<Builder> {
 
         private final UnifiedJedis redis;
-        private final TurnstileOptions.Builder options = TurnstileOptions.builder();
 
         private Builder(UnifiedJedis redis) {
+            super(TurnstileOptions.builder());
             this.redis = redis;
         }
 
-        /** Namespace of every key, {@code "turnstile"} by default; no trailing colon. */
-        public Builder keyPrefix(String keyPrefix) {
-            this.options.keyPrefix(keyPrefix);
-            return this;
-        }
-
         /**
-         * Lease used when an acquire gives none; such leases are renewed by the watchdog at a third
-         * of this time until released. 30 s by default: a crashed holder blocks others this long.
+         * Threads that time lease renewals, 1 by default; each renewal's Redis call runs on a pooled
+         * thread that the pool adds as needed, so one stuck server never delays the others.
          */
-        public Builder defaultLease(Duration defaultLease) {
-            this.options.defaultLease(defaultLease);
-            return this;
-        }
-
-        /**
-         * How long a fencing counter is kept after the lease it was set with ends, 10 s by default:
-         * then the name leaves nothing in Redis. Tokens keep increasing after it expires (they floor
-         * at the server's clock in microseconds), as long as the Redis server's clock does not step
-         * back by more than the lease plus this.
-         */
-        public Builder fenceRetention(Duration fenceRetention) {
-            this.options.fenceRetention(fenceRetention);
-            return this;
-        }
-
-        /** Threads of the watchdog scheduler, 1 by default; more only for many thousands of leases. */
         public Builder watchdogThreads(int watchdogThreads) {
-            this.options.watchdogThreads(watchdogThreads);
+            options().watchdogThreads(watchdogThreads);
             return this;
         }
 
@@ -138,7 +117,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * that did not acknowledge can still be chosen. Off (0) by default.
          */
         public Builder minReplicas(int replicas, Duration timeout) {
-            this.options.minReplicas(replicas, timeout);
+            options().minReplicas(replicas, timeout);
             return this;
         }
 
@@ -152,13 +131,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * the threads of this process that wait for it.
          */
         public Builder lockCohort(int holders, Duration maxAge) {
-            this.options.lockCohort(holders, maxAge);
-            return this;
-        }
-
-        /** Adds a listener that hears every lost lease of this instance. */
-        public Builder listener(LeaseListener listener) {
-            this.options.listener(listener);
+            options().lockCohort(holders, maxAge);
             return this;
         }
 

@@ -1,6 +1,6 @@
 package dev.turnstile.redis;
 
-import dev.turnstile.redis.internal.TurnstileEngine;
+import dev.turnstile.redis.internal.DiagnosticsSource;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -12,9 +12,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TurnstileDiagnostics {
 
-    private final TurnstileEngine engine;
+    private final DiagnosticsSource<HeldLock, SemaphoreState, Eviction> engine;
 
-    TurnstileDiagnostics(TurnstileEngine engine) {
+    TurnstileDiagnostics(DiagnosticsSource<HeldLock, SemaphoreState, Eviction> engine) {
         this.engine = engine;
     }
 

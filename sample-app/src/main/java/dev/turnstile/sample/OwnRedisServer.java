@@ -1,33 +1,27 @@
 package dev.turnstile.sample;
 
+import dev.turnstile.test.redis.RedisProcesses;
 import dev.turnstile.test.redis.RedisServerBinary;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The {@code redis-server} the sample runs for itself: on a free loopback port (never 6379), in a
@@ -55,8 +49,6 @@ public final class OwnRedisServer implements AutoCloseable {
 
     /** How many times a server that died is started again before the sample gives up. */
     static final int MAX_RESTARTS = 5;
-
-    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(15);
 
     /** How long after the server's exit this class looks whether the JVM is shutting down. */
     private static final Duration SETTLE = Duration.ofMillis(500);
@@ -114,7 +106,7 @@ public final class OwnRedisServer implements AutoCloseable {
      * @throws IllegalStateException if it could not be started; the message says why
      */
     public static OwnRedisServer start(boolean restarting) {
-        return start(restarting, OwnRedisServer::freePort);
+        return start(restarting, RedisProcesses::freePort);
     }
 
     /** Like {@link #start(boolean)}, with the free ports taken from {@code ports}. */
@@ -123,25 +115,14 @@ public final class OwnRedisServer implements AutoCloseable {
             OwnRedisServer server = new OwnRedisServer(ports.getAsInt(), restarting);
             try {
                 server.launch();
-            } catch (PortTakenException taken) {
+            } catch (RedisProcesses.PortTakenException taken) {
                 if (attempt == 3) {
-                    throw taken;
+                    throw new IllegalStateException(taken.getMessage() + "; start the sample again.", taken);
                 }
                 continue;
             }
             Runtime.getRuntime().addShutdownHook(new Thread(server::close, "own-redis-stop"));
             return server;
-        }
-    }
-
-    /** The free port chosen for the server was taken by another process before the server bound it. */
-    private static final class PortTakenException extends IllegalStateException {
-
-        private static final long serialVersionUID = 1L;
-
-        PortTakenException(int port) {
-            super("Port " + port + " was taken by another process before the sample's redis-server could use it;"
-                    + " start the sample again.");
         }
     }
 
@@ -208,22 +189,7 @@ public final class OwnRedisServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("Could not create a directory for the sample's redis-server", e);
         }
-        List<String> server = List.of(
-                this.binary.toString(),
-                "--port",
-                Integer.toString(this.port),
-                "--bind",
-                "127.0.0.1",
-                "--protected-mode",
-                "no",
-                "--daemonize",
-                "no",
-                "--dir",
-                this.directory.toString(),
-                "--save",
-                "",
-                "--appendonly",
-                "no");
+        List<String> server = RedisProcesses.command(this.binary, Integer.toString(this.port), this.directory, false);
         Process started;
         try {
             if (Files.isExecutable(Path.of("/bin/sh"))) {
@@ -237,7 +203,8 @@ public final class OwnRedisServer implements AutoCloseable {
             } else {
                 started = new ProcessBuilder(server)
                         .redirectErrorStream(true)
-                        .redirectOutput(this.directory.resolve("redis.log").toFile())
+                        .redirectOutput(
+                                this.directory.resolve(RedisProcesses.LOG).toFile())
                         .start();
                 this.pid = started.pid();
             }
@@ -260,33 +227,17 @@ public final class OwnRedisServer implements AutoCloseable {
     }
 
     private void awaitReady(Process started) {
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        HostAndPort address = new HostAndPort("127.0.0.1", this.port);
-        while (true) {
-            if (!started.isAlive()) {
-                throw new IllegalStateException("redis-server on port " + this.port + " exited at startup: " + log());
-            }
-            try (Jedis jedis = new Jedis(
-                    address,
-                    DefaultJedisClientConfig.builder().timeoutMillis(500).build())) {
-                if ("PONG".equals(jedis.ping())) {
-                    // The answer must come from the server just started, not from one another process
-                    // started on this port a moment earlier: the sample never writes into a server not its own.
-                    if (jedis.info("server").lines().map(String::strip).noneMatch(("process_id:" + this.pid)::equals)) {
-                        stop(started);
-                        throw new PortTakenException(this.port);
-                    }
-                    return;
-                }
-            } catch (JedisException notYet) {
-                // still starting
-            }
-            if (System.nanoTime() > deadline) {
-                stop(started);
-                throw new IllegalStateException("redis-server on port " + this.port + " did not answer PING within "
-                        + STARTUP_TIMEOUT.toSeconds() + " s: " + log());
-            }
-            LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+        try {
+            RedisProcesses.awaitOwnServer(
+                    started,
+                    this.pid,
+                    new HostAndPort("127.0.0.1", this.port),
+                    DefaultJedisClientConfig.builder().timeoutMillis(500).build(),
+                    this.directory,
+                    "");
+        } catch (RuntimeException failed) {
+            stop(started);
+            throw failed;
         }
     }
 
@@ -374,38 +325,9 @@ public final class OwnRedisServer implements AutoCloseable {
         }
     }
 
-    private String log() {
-        try {
-            return Files.readString(this.directory.resolve("redis.log"), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "(no log)";
-        }
-    }
-
     private synchronized void deleteDirectory() {
-        if (this.directory == null || !Files.exists(this.directory)) {
-            return;
+        if (this.directory != null) {
+            RedisProcesses.deleteDirectory(this.directory);
         }
-        try (Stream<Path> paths = Files.walk(this.directory)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(path -> path.toFile().delete());
-        } catch (IOException ignored) {
-            // the guard deletes it too
-        }
-    }
-
-    private static int freePort() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            try (ServerSocket socket = new ServerSocket()) {
-                socket.setReuseAddress(false);
-                socket.bind(new InetSocketAddress("127.0.0.1", 0));
-                if (socket.getLocalPort() != 6379) {
-                    return socket.getLocalPort();
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        throw new IllegalStateException("No free loopback port for the sample's redis-server");
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.test.redis.ChildJvm;
+import dev.turnstile.test.redis.RedisProcesses;
 import dev.turnstile.test.redis.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,8 @@ class OwnRedisServerTests {
             other.client().set("owner", "other");
             int[] offered = {other.port(), 0};
             int[] next = {0};
-            try (OwnRedisServer server = OwnRedisServer.start(false, () -> next[0]++ == 0 ? offered[0] : freePort())) {
+            try (OwnRedisServer server =
+                    OwnRedisServer.start(false, () -> next[0]++ == 0 ? offered[0] : RedisProcesses.freePort())) {
                 assertThat(server.port()).isNotEqualTo(other.port());
                 assertThat(server.pid()).isNotEqualTo(other.pid());
                 try (Jedis conn = new Jedis("127.0.0.1", server.port())) {
@@ -37,14 +39,6 @@ class OwnRedisServerTests {
             }
             assertThat(other.client().get("owner")).isEqualTo("other");
             assertThat(other.client().ping()).isEqualTo("PONG");
-        }
-    }
-
-    private static int freePort() {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 

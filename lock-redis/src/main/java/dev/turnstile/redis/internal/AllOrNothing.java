@@ -1,9 +1,11 @@
 package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.Lease;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Takes several names of one lock within one wait, in sorted order, all or nothing: the names
@@ -14,26 +16,44 @@ final class AllOrNothing {
 
     private AllOrNothing() {}
 
-    /** Takes one name, waiting until the shared deadline. */
+    /** Takes one name on {@code terms}, waiting until the shared deadline. */
     @FunctionalInterface
     interface OneName {
 
-        Optional<Lease> acquire(String name, long startNanos, long deadlineNanos);
+        Optional<Lease> acquire(String name, long startNanos, long deadlineNanos, LeaseTerms terms);
+    }
+
+    /**
+     * A lock's {@code tryAcquire} on any deployment: checks the arguments, decides the lease's terms
+     * once, refuses on a closed instance, then takes every name within {@code wait}.
+     *
+     * @param leaseTime the caller's lease, or null for the deployment's default, watchdog-renewed one
+     * @throws IllegalArgumentException if {@code wait} is negative or {@code leaseTime} not positive
+     * @throws IllegalStateException if the instance is closed
+     */
+    static Optional<Lease> tryAcquire(
+            Deployment deployment, List<String> names, Duration wait, @Nullable Duration leaseTime, OneName one) {
+        Arguments.requireNonNegative(wait, "wait");
+        LeaseTerms terms = LeaseTerms.of(leaseTime, deployment.options());
+        deployment.leases().requireOpen();
+        long start = System.nanoTime();
+        return acquire(names, start, start + wait.toNanos(), terms, one);
     }
 
     /**
      * @param names the names, sorted
      * @return one lease over every name (the name's own lease when there is one), or empty
      */
-    static Optional<Lease> acquire(List<String> names, long startNanos, long deadlineNanos, OneName one) {
+    private static Optional<Lease> acquire(
+            List<String> names, long startNanos, long deadlineNanos, LeaseTerms terms, OneName one) {
         if (names.size() == 1) {
-            return one.acquire(names.get(0), startNanos, deadlineNanos);
+            return one.acquire(names.get(0), startNanos, deadlineNanos, terms);
         }
         while (true) {
             List<Lease> taken = new ArrayList<>(names.size());
             try {
                 for (String name : names) {
-                    Optional<Lease> lease = one.acquire(name, startNanos, deadlineNanos);
+                    Optional<Lease> lease = one.acquire(name, startNanos, deadlineNanos, terms);
                     if (lease.isEmpty()) {
                         releaseAll(taken);
                         return Optional.empty();

@@ -224,8 +224,8 @@ final class CountingSemaphore implements RedisSemaphore {
      */
     private @Nullable ManagedLease passedOn(
             PermitQueues.PermitHandOff handOff, @Nullable Duration leaseTime, PermitQueues.PermitQueue queue) {
-        Duration lease =
-                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
+        LeaseTerms terms = LeaseTerms.of(leaseTime, this.deployment.options());
+        Duration lease = terms.leaseTime();
         if (handOff.keyDeadlineNanos() - System.nanoTime() <= LocalGates.minLeftToPass(lease.toNanos())) {
             return null;
         }
@@ -244,8 +244,7 @@ final class CountingSemaphore implements RedisSemaphore {
                 handOff.fencingToken(),
                 handOff.keyDeadlineNanos(),
                 handOff.handedNanos(),
-                lease,
-                leaseTime == null,
+                terms,
                 new PermitGrant(
                         this.deployment, this.name, cohort.permitId(), cohort.serverMillisAt(handOff.handedNanos())),
                 queue.place(cohort));
@@ -282,8 +281,8 @@ final class CountingSemaphore implements RedisSemaphore {
      */
     private WaitLoop.Outcome<ManagedLease> attempt(
             String id, @Nullable Duration leaseTime, boolean staysQueued, PermitQueues.@Nullable PermitQueue queue) {
-        Duration lease =
-                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
+        LeaseTerms terms = LeaseTerms.of(leaseTime, this.deployment.options());
+        Duration lease = terms.leaseTime();
         // Every grant that may pass on reserves tokens for the holders its permit may pass to (read
         // once: the script and the cohort must agree).
         int holders = queue == null ? 1 : this.deployment.options().cohortHolders();
@@ -316,8 +315,7 @@ final class CountingSemaphore implements RedisSemaphore {
                     LeaseKind.SEMAPHORE,
                     this.name,
                     value,
-                    lease,
-                    leaseTime == null,
+                    terms,
                     sent,
                     this.fair
                             ? PermitGrant.fair(this.deployment, this.queues, this.name, id, grantedAt, this.limit)

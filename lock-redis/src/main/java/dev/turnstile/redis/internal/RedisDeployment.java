@@ -4,46 +4,29 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * One Redis deployment (a server, a Sentinel-managed master or a cluster) and what the locks and
- * semaphores of one {@code Turnstile} use of it: the key layout, the script runner, the release
- * signals and their mode, beside the options and the leases' shared services. Thread-safe.
+ * semaphores of one {@code Turnstile} use of it: the script runner, the release signals and their
+ * mode, beside what every {@link Deployment} has. Thread-safe.
  */
-final class RedisDeployment implements AutoCloseable {
+final class RedisDeployment extends Deployment implements AutoCloseable {
 
     private final Topology topology;
-    private final TurnstileOptions options;
-    private final Leases leases;
-    private final RedisKeys keys;
     private final ScriptRunner scripts;
     private final SignalMode signalMode;
     private final ReleaseSignals signals;
 
     /** @throws IllegalArgumentException if Turnstile cannot use {@code redis} (see {@link Topology#of}) */
     RedisDeployment(UnifiedJedis redis, TurnstileOptions options) {
+        super(options);
         this.topology = Topology.of(redis);
-        this.options = options;
-        this.leases = new Leases(options);
-        this.keys = new RedisKeys(options.keyPrefix());
         this.scripts = new ScriptRunner(redis, options.minReplicas(), options.replicaTimeout());
         this.signalMode = new SignalMode(this.topology);
         this.signals = new ReleaseSignals(
-                redis, this.topology, options.keyPrefix(), this.leases.watchdog(), this.signalMode::sharded);
+                redis, this.topology, options.keyPrefix(), leases().watchdog(), this.signalMode::sharded);
     }
 
     /** The deployment behind the client. */
     Topology topology() {
         return this.topology;
-    }
-
-    TurnstileOptions options() {
-        return this.options;
-    }
-
-    Leases leases() {
-        return this.leases;
-    }
-
-    RedisKeys keys() {
-        return this.keys;
     }
 
     ScriptRunner scripts() {
@@ -61,8 +44,8 @@ final class RedisDeployment implements AutoCloseable {
 
     @Override
     public void close() {
-        this.leases.refuseNew();
+        leases().refuseNew();
         this.signals.close();
-        this.leases.close();
+        leases().close();
     }
 }

@@ -1,5 +1,7 @@
 package dev.turnstile.redis.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The Redis key layout, built in one place. Every key of one lock or semaphore carries the user's
  * name inside one hash tag, so all of them land in one Redis Cluster slot:
@@ -18,6 +20,10 @@ package dev.turnstile.redis.internal;
  * {prefix}:sem:{name}:ticket    STRING  fair mode: the ticket counter
  * {prefix}:sem:{name}:free      channel published on release
  * </pre>
+ *
+ * <p>It also reads the layout back: which lock or semaphore a key found by {@code SCAN} is. The key
+ * of the name {@code "*"} is the {@code SCAN} pattern of every such key (braces are no pattern
+ * characters).
  */
 public final class RedisKeys {
 
@@ -26,6 +32,9 @@ public final class RedisKeys {
      * holds it, and nobody can take it until it expires.
      */
     public static final String FORCE_RELEASED = "force-released";
+
+    private static final String LOCK = ":lock:";
+    private static final String SEMAPHORE = ":sem:";
 
     private final String prefix;
 
@@ -41,7 +50,12 @@ public final class RedisKeys {
 
     /** Returns the lock key of {@code name}. */
     public String lock(String name) {
-        return this.prefix + ":lock:{" + name + "}";
+        return tagged(LOCK, name);
+    }
+
+    /** Returns the name of the lock whose key is {@code key}, or null if it is not a lock key. */
+    public @Nullable String lockName(String key) {
+        return untagged(LOCK, key);
     }
 
     /**
@@ -49,22 +63,27 @@ public final class RedisKeys {
      * from, kept as long as that owner's lease had left, so that the owner finds out how it lost it.
      */
     public String lockForceReleased(String name) {
-        return this.prefix + ":released:{" + name + "}";
+        return tagged(":released:", name);
     }
 
     /** Returns the fencing counter of lock {@code name}. */
     public String lockFence(String name) {
-        return this.prefix + ":fence:{" + name + "}";
+        return tagged(":fence:", name);
     }
 
     /** Returns the release channel of lock {@code name}. */
     public String lockChannel(String name) {
-        return this.prefix + ":free:{" + name + "}";
+        return tagged(":free:", name);
     }
 
     /** Returns the holders ZSET of semaphore {@code name}. */
     public String semaphore(String name) {
-        return this.prefix + ":sem:{" + name + "}";
+        return tagged(SEMAPHORE, name);
+    }
+
+    /** Returns the name of the semaphore whose holders ZSET is {@code key}, or null if it is none. */
+    public @Nullable String semaphoreName(String key) {
+        return untagged(SEMAPHORE, key);
     }
 
     /** Returns the fencing counter of semaphore {@code name}. */
@@ -93,5 +112,16 @@ public final class RedisKeys {
     /** Returns the ticket counter of fair semaphore {@code name}. */
     public String semaphoreTicket(String name) {
         return semaphore(name) + ":ticket";
+    }
+
+    /** {@code {prefix}{kind}{name}}: the name in a hash tag, so every key of it lands in one cluster slot. */
+    private String tagged(String kind, String name) {
+        return this.prefix + kind + "{" + name + "}";
+    }
+
+    /** The name in {@code key} if it is {@link #tagged} of {@code kind}, else null. */
+    private @Nullable String untagged(String kind, String key) {
+        String start = this.prefix + kind + "{";
+        return key.startsWith(start) && key.endsWith("}") ? key.substring(start.length(), key.length() - 1) : null;
     }
 }

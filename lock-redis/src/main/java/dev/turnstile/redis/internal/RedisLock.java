@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * different orders never deadlock.
  *
  * <p>{@code leaseTime == null} means the default lease (30 s unless configured), renewed by the
- * watchdog at a third of its time until the lease is released; a given lease time is not renewed.
+ * watchdog at a third of its time until the lease is released; a given lease time is not renewed
+ * (both decided once, as {@link LeaseTerms}).
  */
 final class RedisLock implements NamedLock {
 
@@ -54,15 +55,7 @@ final class RedisLock implements NamedLock {
 
     @Override
     public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
-        Arguments.requireNonNegative(wait, "wait");
-        Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
-        this.deployment.leases().requireOpen();
-        long start = System.nanoTime();
-        return AllOrNothing.acquire(
-                this.names,
-                start,
-                start + wait.toNanos(),
-                (name, begun, deadline) -> acquireOne(name, begun, deadline, lease));
+        return AllOrNothing.tryAcquire(this.deployment, this.names, wait, leaseTime, this::acquireOne);
     }
 
     /**
@@ -113,7 +106,7 @@ final class RedisLock implements NamedLock {
         return freed;
     }
 
-    private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
+    private Optional<Lease> acquireOne(String name, long start, long deadline, LeaseTerms terms) {
         LocalGates.Entry entry;
         try {
             entry = this.gates.enter(name, deadline);
@@ -127,7 +120,7 @@ final class RedisLock implements NamedLock {
         boolean yieldFirst = entry.yieldFirst();
         HandOff handOff = entry.handOff();
         if (handOff != null) {
-            ManagedLease passed = passedOn(name, handOff, leaseTime, gate);
+            ManagedLease passed = passedOn(name, handOff, terms, gate);
             if (passed != null) {
                 return Optional.of(Acquisition.start(passed, () -> interrupted(name, start)));
             }
@@ -144,7 +137,7 @@ final class RedisLock implements NamedLock {
                 gate.channel,
                 deadline,
                 courtesy,
-                () -> attempt(name, leaseTime, gate),
+                () -> attempt(name, terms, gate),
                 () -> gate.exit(-1),
                 () -> interrupted(name, start)));
     }
@@ -153,11 +146,9 @@ final class RedisLock implements NamedLock {
      * The lease on a grant the previous local holder passed on, or null when too little of the grant
      * is left to be worth holding: the caller then releases it in Redis and contends there.
      */
-    private @Nullable ManagedLease passedOn(
-            String name, HandOff handOff, @Nullable Duration leaseTime, LocalGates.Gate gate) {
-        Duration lease =
-                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
-        if (handOff.keyDeadlineNanos() - System.nanoTime() > LocalGates.minLeftToPass(lease.toNanos())) {
+    private @Nullable ManagedLease passedOn(String name, HandOff handOff, LeaseTerms terms, LocalGates.Gate gate) {
+        if (handOff.keyDeadlineNanos() - System.nanoTime()
+                > LocalGates.minLeftToPass(terms.leaseTime().toNanos())) {
             if (log.isTraceEnabled()) {
                 log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
             }
@@ -166,8 +157,7 @@ final class RedisLock implements NamedLock {
                     this.deployment.leases(),
                     name,
                     handOff,
-                    lease,
-                    leaseTime == null,
+                    terms,
                     new LockGrant(
                             this.deployment,
                             name,
@@ -180,9 +170,7 @@ final class RedisLock implements NamedLock {
         return null;
     }
 
-    private WaitLoop.Outcome<ManagedLease> attempt(String name, @Nullable Duration leaseTime, LocalGates.Gate gate) {
-        Duration lease =
-                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
+    private WaitLoop.Outcome<ManagedLease> attempt(String name, LeaseTerms terms, LocalGates.Gate gate) {
         String owner = this.deployment.leases().newOwnerToken();
         String key = gate.lockKey;
         // Every grant reserves its cohort's tokens, also when nobody queues yet: threads that come
@@ -193,8 +181,8 @@ final class RedisLock implements NamedLock {
         List<String> keys = List.of(key, gate.fenceKey);
         List<String> args = List.of(
                 owner,
-                Long.toString(lease.toMillis()),
-                this.deployment.options().fenceTtlMillis(lease),
+                terms.millis(),
+                this.deployment.options().fenceTtlMillis(terms.leaseTime()),
                 Integer.toString(holders));
         try {
             reply = this.deployment
@@ -231,8 +219,7 @@ final class RedisLock implements NamedLock {
                     LeaseKind.LOCK,
                     name,
                     value,
-                    lease,
-                    leaseTime == null,
+                    terms,
                     sent,
                     new LockGrant(this.deployment, name, key, gate.channel, owner, grantedAt),
                     gate.place(cohort)));

@@ -3,7 +3,6 @@ package dev.turnstile.redis.internal;
 import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.TurnstileDiagnostics.Eviction;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
-import dev.turnstile.redis.inspect.LockInspector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -16,12 +15,9 @@ import redis.clients.jedis.UnifiedJedis;
  * The Redlock algorithm over N independent masters: what {@code Redlock} runs. See {@code
  * Redlock} for the contract. Thread-safe.
  */
-public final class RedlockEngine implements AutoCloseable {
+public final class RedlockEngine extends Deployment implements AutoCloseable {
 
     private final List<UnifiedJedis> masters;
-    private final TurnstileOptions options;
-    private final Leases leases;
-    private final RedisKeys keys;
     private final RedlockNodes nodes;
     private final Duration nodeTimeout;
     private final Duration retryDelay;
@@ -39,10 +35,8 @@ public final class RedlockEngine implements AutoCloseable {
             TurnstileOptions options,
             Duration nodeTimeout,
             Duration retryDelay) {
+        super(options);
         this.masters = List.copyOf(masters);
-        this.options = options;
-        this.leases = new Leases(options);
-        this.keys = new RedisKeys(options.keyPrefix());
         this.nodes = new RedlockNodes(
                 this.masters,
                 names != null
@@ -54,7 +48,7 @@ public final class RedlockEngine implements AutoCloseable {
         this.retryDelay = retryDelay;
         this.eviction =
                 EvictionCheck.ofMasters(this.masters.stream().map(Topology::of).toList(), names);
-        Watchdog watchdog = this.leases.watchdog();
+        Watchdog watchdog = leases().watchdog();
         this.eviction.start(watchdog::execute, watchdog::isRunning);
     }
 
@@ -74,7 +68,7 @@ public final class RedlockEngine implements AutoCloseable {
             throw new IllegalArgumentException("'names' must hold at least one lock name but was " + names);
         }
         names.forEach(name -> Arguments.requireName(name, "name"));
-        this.leases.requireOpen();
+        leases().requireOpen();
         return new RedlockLock(this, List.copyOf(names));
     }
 
@@ -87,7 +81,7 @@ public final class RedlockEngine implements AutoCloseable {
         Map<String, List<HeldLock>> byOwner = new java.util.LinkedHashMap<>();
         for (UnifiedJedis master : this.masters) {
             try {
-                for (HeldLock lock : new LockInspector(master).heldLocks(this.keys.prefix())) {
+                for (HeldLock lock : new KeyspaceScan(master).heldLocks(keys())) {
                     byOwner.computeIfAbsent(lock.name() + "\u0000" + lock.owner(), key -> new ArrayList<>())
                             .add(lock);
                 }
@@ -117,18 +111,6 @@ public final class RedlockEngine implements AutoCloseable {
         return this.masters;
     }
 
-    TurnstileOptions options() {
-        return this.options;
-    }
-
-    Leases leases() {
-        return this.leases;
-    }
-
-    RedisKeys keys() {
-        return this.keys;
-    }
-
     RedlockNodes nodes() {
         return this.nodes;
     }
@@ -144,7 +126,7 @@ public final class RedlockEngine implements AutoCloseable {
     /** Stops the watchdog and the masters' pools, not the clients. */
     @Override
     public void close() {
-        this.leases.close();
+        leases().close();
         this.nodes.close();
     }
 }

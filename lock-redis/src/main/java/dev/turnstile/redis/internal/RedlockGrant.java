@@ -38,7 +38,7 @@ final class RedlockGrant implements Grant {
 
     /** Frees, once they complete, the acquire calls still running: they may grant after the release. */
     private void releaseLateGrants() {
-        RedlockLock.releaseWhenDone(this.redlock, this.name, this.owner, this.unanswered);
+        RedlockRelease.releaseWhenDone(this.redlock, this.name, this.owner, this.unanswered);
     }
 
     /**
@@ -79,7 +79,7 @@ final class RedlockGrant implements Grant {
         }
         if (gone + takenOver > nodes.size() - nodes.quorum()) {
             // A majority can no longer be ours: free what is left, so no master keeps it for nobody.
-            RedlockLock.releaseEverywhere(this.redlock, this.name, this.owner, false);
+            RedlockRelease.releaseEverywhere(this.redlock, this.name, this.owner, false);
             return takenOver > 0 ? Renewal.TAKEN_OVER : Renewal.GONE;
         }
         throw new RedisUnavailableException(
@@ -108,7 +108,7 @@ final class RedlockGrant implements Grant {
     @Override
     public long release() {
         releaseLateGrants();
-        return RedlockLock.releaseEverywhere(this.redlock, this.name, this.owner, true)
+        return RedlockRelease.releaseEverywhere(this.redlock, this.name, this.owner, true)
                 .outcome();
     }
 
@@ -129,7 +129,7 @@ final class RedlockGrant implements Grant {
                 .max()
                 .orElse(0);
         List<UnifiedJedis> masters = this.redlock.masters();
-        return RedlockLock.releaseEverywhere(
+        return RedlockRelease.releaseEverywhere(
                         this.redlock,
                         this.name,
                         LockScripts.RELEASE_AFTER,

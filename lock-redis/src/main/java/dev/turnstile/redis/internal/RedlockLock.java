@@ -15,10 +15,8 @@ import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * A Redlock lock on one name or several (all-or-nothing, in sorted order) over the masters of a
@@ -66,15 +64,7 @@ final class RedlockLock implements NamedLock {
      */
     @Override
     public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
-        Arguments.requireNonNegative(wait, "wait");
-        Duration lease = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
-        this.redlock.leases().requireOpen();
-        long start = System.nanoTime();
-        return AllOrNothing.acquire(
-                this.names,
-                start,
-                start + wait.toNanos(),
-                (name, begun, deadline) -> acquireOne(name, begun, deadline, lease));
+        return AllOrNothing.tryAcquire(this.redlock, this.names, wait, leaseTime, this::acquireOne);
     }
 
     /**
@@ -82,11 +72,10 @@ final class RedlockLock implements NamedLock {
      * retry delay between them: the wait is the only deadline (a round that starts before it may
      * end up to a node timeout after it, or two after a round that must be repeated).
      */
-    private Optional<Lease> acquireOne(String name, long start, long deadline, @Nullable Duration leaseTime) {
-        Duration lease = leaseTime != null ? leaseTime : this.redlock.options().defaultLease();
+    private Optional<Lease> acquireOne(String name, long start, long deadline, LeaseTerms terms) {
         while (true) {
             this.redlock.leases().requireOpen();
-            Round last = attempt(name, lease, leaseTime == null, start);
+            Round last = attempt(name, terms, start);
             if (last.lease != null) {
                 last.lease.start();
                 if (Thread.currentThread().isInterrupted()) {
@@ -224,7 +213,8 @@ final class RedlockLock implements NamedLock {
      * least, so each takes it however its clock moved meanwhile. Tokens so increase whatever the
      * clients' and the masters' clocks say; a clock behind costs a round.
      */
-    private Round attempt(String name, Duration lease, boolean watchdog, long acquireStart) {
+    private Round attempt(String name, LeaseTerms terms, long acquireStart) {
+        Duration lease = terms.leaseTime();
         RedlockNodes nodes = this.redlock.nodes();
         String owner = this.redlock.leases().newOwnerToken();
         List<String> keys =
@@ -233,7 +223,7 @@ final class RedlockLock implements NamedLock {
         long proposed = clockMicros();
         Proposal round = new Proposal(
                 keys,
-                args(owner, lease, proposed),
+                args(owner, terms, proposed),
                 proposed,
                 start + this.redlock.nodeTimeout().toNanos());
         List<Proposal> rounds = new ArrayList<>(List.of(round));
@@ -244,7 +234,7 @@ final class RedlockLock implements NamedLock {
             long token = Math.max(round.least, round.token + 1);
             round = new Proposal(
                     keys,
-                    args(owner, lease, token),
+                    args(owner, terms, token),
                     token,
                     System.nanoTime() + this.redlock.nodeTimeout().toNanos());
             rounds.add(round);
@@ -272,15 +262,14 @@ final class RedlockLock implements NamedLock {
                             LeaseKind.LOCK,
                             name,
                             round.token,
-                            lease,
-                            watchdog,
+                            terms,
                             start - drift,
                             new RedlockGrant(this.redlock, name, owner, round.grantedAt, unanswered),
                             LocalPlace.NONE),
                     null);
         }
-        releaseWhenDone(this.redlock, name, owner, unanswered);
-        releaseEverywhere(this.redlock, name, owner, false);
+        RedlockRelease.releaseWhenDone(this.redlock, name, owner, unanswered);
+        RedlockRelease.releaseEverywhere(this.redlock, name, owner, false);
         if (interrupted) {
             throw LockAcquisitionException.interrupted(name, Duration.ofNanos(System.nanoTime() - acquireStart));
         }
@@ -292,11 +281,11 @@ final class RedlockLock implements NamedLock {
         return new Round(null, outage ? unavailable(name, round.answers, round.granted, round.refused) : null);
     }
 
-    private List<String> args(String owner, Duration lease, long token) {
+    private List<String> args(String owner, LeaseTerms terms, long token) {
         return List.of(
                 owner,
-                Long.toString(lease.toMillis()),
-                this.redlock.options().fenceTtlMillis(lease),
+                terms.millis(),
+                this.redlock.options().fenceTtlMillis(terms.leaseTime()),
                 Long.toString(token),
                 ALLOWANCE);
     }
@@ -335,117 +324,5 @@ final class RedlockLock implements NamedLock {
     /** The clock-drift allowance of the Redlock algorithm: 1% of the lease plus 2 ms. */
     static long drift(Duration lease) {
         return lease.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
-    }
-
-    /**
-     * Frees {@code name} for {@code owner}, owner-checked on its master, once each call in {@code
-     * calls} (by master index) that is still running completes: it may grant after a release sent
-     * from now on. Call it before sending that release; a call already complete granted before it.
-     */
-    static void releaseWhenDone(
-            RedlockEngine redlock,
-            String name,
-            String owner,
-            Map<Integer, java.util.concurrent.CompletableFuture<?>> calls) {
-        calls.forEach((index, call) -> {
-            if (!call.isDone()) {
-                UnifiedJedis master = redlock.masters().get(index);
-                redlock.nodes().afterCall(index, call, () -> releaseOn(redlock, master, name, owner));
-            }
-        });
-    }
-
-    private static long releaseOn(RedlockEngine redlock, UnifiedJedis master, String name, String owner) {
-        try {
-            return (Long) LockScripts.RELEASE.run(
-                    master,
-                    List.of(redlock.keys().lock(name)),
-                    List.of(owner, redlock.keys().lockChannel(name), "PUBLISH"));
-        } catch (JedisException unreachable) {
-            return -2L;
-        }
-    }
-
-    /**
-     * Owner-checked release on every master, in parallel.
-     *
-     * @param failIfUnreachable whether to throw when no master could be reached to free it (an
-     *     owner's release); a failed acquire's clean-up never throws
-     */
-    static Released releaseEverywhere(RedlockEngine redlock, String name, String owner, boolean failIfUnreachable) {
-        List<String> keys = List.of(redlock.keys().lock(name));
-        List<String> args = List.of(owner, redlock.keys().lockChannel(name), "PUBLISH");
-        return releaseEverywhere(redlock, name, LockScripts.RELEASE, keys, master -> args, failIfUnreachable);
-    }
-
-    /**
-     * Runs an owner-checked release script on every master, in parallel, with each master's
-     * arguments, each answer awaited at most the node timeout.
-     *
-     * @param failIfUnreachable whether to throw {@link RedisUnavailableException} when no master
-     *     freed it and too few answered to prove it was no longer this owner's
-     */
-    static Released releaseEverywhere(
-            RedlockEngine redlock,
-            String name,
-            LuaScript release,
-            List<String> keys,
-            IntFunction<List<String>> args,
-            boolean failIfUnreachable) {
-        // Bounded: a master that does not answer in time keeps the key until its TTL, and the
-        // release, still queued for it, frees it when it can.
-        List<RedlockNodes.Answer<Object>> answers = redlock.nodes()
-                .runAll(
-                        release,
-                        keys,
-                        args,
-                        System.nanoTime() + redlock.nodeTimeout().toNanos(),
-                        false,
-                        redlock.masterCount());
-        int freed = 0;
-        int notOwner = 0;
-        for (RedlockNodes.Answer<Object> answer : answers) {
-            if (answer.answered()) {
-                freed += (Long) answer.value() >= 0 ? 1 : 0;
-                notOwner += (Long) answer.value() < 0 ? 1 : 0;
-            }
-        }
-        Released released = new Released(freed, notOwner, answers.size());
-        if (failIfUnreachable && freed == 0 && !released.lossProven()) {
-            throw new RedisUnavailableException(
-                    "Could not reach the Redlock masters holding lock '" + name + "' (" + notOwner + " of "
-                            + answers.size() + " answered, none held it); it expires by its TTL there",
-                    answers.stream()
-                            .map(RedlockNodes.Answer::failure)
-                            .filter(java.util.Objects::nonNull)
-                            .findFirst()
-                            .orElseGet(() -> new IllegalStateException("unreachable masters")));
-        }
-        return released;
-    }
-
-    /**
-     * What a release on every master found.
-     *
-     * @param freed how many masters held it for this owner (and freed it, or kept it for a hold)
-     * @param notOwner how many answered that they did not hold it for this owner
-     * @param masters how many masters there are
-     */
-    record Released(int freed, int notOwner, int masters) {
-
-        /**
-         * Whether the answers prove that this owner no longer held it on a majority: more than a
-         * minority answered "not this owner's" (as a renewal judges it). Masters that did not answer
-         * prove nothing: a release freed on fewer than a majority, with the others silent, is no
-         * proof of a loss.
-         */
-        boolean lossProven() {
-            return this.notOwner > this.masters - (this.masters / 2 + 1);
-        }
-
-        /** The answer of an owner's release: -1 when the loss is proven, else 0. */
-        long outcome() {
-            return lossProven() ? -1 : 0;
-        }
     }
 }

@@ -1,12 +1,9 @@
 package dev.turnstile.redis.internal;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +40,7 @@ final class ReleaseSignals implements AutoCloseable {
     private final java.util.function.BooleanSupplier sharded;
     private @Nullable ShardedSignalConnections shardedConnections;
     private final String controlChannel;
-    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    private final Map<String, SignalChannel> channels = new ConcurrentHashMap<>();
     private final Object connectionLock = new Object();
     private @Nullable Listener connection;
     private @Nullable Thread thread;
@@ -73,17 +70,17 @@ final class ReleaseSignals implements AutoCloseable {
     /** Subscribes to {@code channel} until the returned subscription is closed. */
     public Subscription subscribe(String channel) {
         synchronized (this.connectionLock) {
-            Channel state = this.channels.computeIfAbsent(channel, Channel::new);
-            boolean live = state.confirmed;
+            SignalChannel state = this.channels.computeIfAbsent(channel, SignalChannel::new);
+            boolean live = state.confirmed();
             ShardedSignalConnections shardedNow = shardedConnections();
             if (shardedNow != null) {
-                if (state.subscribers++ == 0) {
+                if (state.join()) {
                     shardedNow.add(channel);
                 }
                 return new Subscription(state, live);
             }
             Listener current = this.connection;
-            if (state.subscribers++ == 0 && current != null) {
+            if (state.join() && current != null) {
                 send(() -> current.subscribe(channel));
             }
             startThreadIfNeeded();
@@ -122,21 +119,21 @@ final class ReleaseSignals implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        this.channels.values().forEach(Channel::signal);
+        this.channels.values().forEach(SignalChannel::signal);
     }
 
-    private void leave(Channel state) {
+    private void leave(SignalChannel state) {
         synchronized (this.connectionLock) {
-            if (--state.subscribers == 0) {
-                this.channels.remove(state.name);
-                state.confirmed = false;
+            if (state.leave()) {
+                this.channels.remove(state.name());
+                state.unconfirm();
                 if (this.shardedConnections != null) {
-                    this.shardedConnections.remove(state.name);
+                    this.shardedConnections.remove(state.name());
                     return;
                 }
                 Listener current = this.connection;
                 if (current != null) {
-                    send(() -> current.unsubscribe(state.name));
+                    send(() -> current.unsubscribe(state.name()));
                 }
             }
         }
@@ -150,29 +147,17 @@ final class ReleaseSignals implements AutoCloseable {
                     new ShardedSignalConnections.Events() {
                         @Override
                         public void confirmed(String channel) {
-                            Channel state = channels.get(channel);
-                            if (state != null) {
-                                state.confirm();
-                            }
+                            tell(channel, SignalChannel::confirm);
                         }
 
                         @Override
                         public void message(String channel) {
-                            Channel state = channels.get(channel);
-                            if (state != null) {
-                                state.signal();
-                            }
+                            tell(channel, SignalChannel::signal);
                         }
 
                         @Override
                         public void lost(java.util.Collection<String> lostChannels) {
-                            for (String channel : lostChannels) {
-                                Channel state = channels.get(channel);
-                                if (state != null) {
-                                    state.confirmed = false;
-                                    state.signal();
-                                }
-                            }
+                            lostChannels.forEach(channel -> tell(channel, SignalChannel::lost));
                         }
                     },
                     this.controlChannel,
@@ -226,7 +211,7 @@ final class ReleaseSignals implements AutoCloseable {
                     }
                 }
                 // A release may have been published while nobody listened: let every waiter retry.
-                this.channels.values().forEach(Channel::signal);
+                this.channels.values().forEach(SignalChannel::signal);
             }
             if (!this.closed && this.thread == self) {
                 try {
@@ -278,8 +263,7 @@ final class ReleaseSignals implements AutoCloseable {
                     send(current::unsubscribe);
                     this.connection = null;
                     this.thread = null;
-                    this.channels.values().forEach(state -> state.confirmed = false);
-                    this.channels.values().forEach(Channel::signal);
+                    this.channels.values().forEach(SignalChannel::lost);
                     startThreadIfNeeded();
                 } else {
                     current.awaitingPong = true;
@@ -295,6 +279,14 @@ final class ReleaseSignals implements AutoCloseable {
             this.heartbeat.schedule(this::checkHeartbeat, HEARTBEAT_NANOS);
         } catch (IllegalStateException closedWatchdog) {
             // the Turnstile is closing
+        }
+    }
+
+    /** Runs {@code action} on {@code channel} if someone waits on it. */
+    private void tell(String channel, java.util.function.Consumer<SignalChannel> action) {
+        SignalChannel state = this.channels.get(channel);
+        if (state != null) {
+            action.accept(state);
         }
     }
 
@@ -326,7 +318,7 @@ final class ReleaseSignals implements AutoCloseable {
                     }
                     connection = this;
                     backoffMillis = 50;
-                    channels.values().forEach(state -> state.confirmed = false);
+                    channels.values().forEach(SignalChannel::unconfirm);
                     String[] live = channels.keySet().toArray(String[]::new);
                     if (live.length > 0) {
                         send(() -> Listener.this.subscribe(live));
@@ -334,112 +326,23 @@ final class ReleaseSignals implements AutoCloseable {
                 }
                 return;
             }
-            Channel state = channels.get(channel);
-            if (state != null) {
-                state.confirm();
-            }
+            tell(channel, SignalChannel::confirm);
         }
 
         @Override
         public void onMessage(String channel, String message) {
-            Channel state = channels.get(channel);
-            if (state != null) {
-                state.signal();
-            }
-        }
-    }
-
-    /**
-     * One channel's signal count and the threads waiting on it. A signal wakes only the waiters
-     * whose target generation it reaches, so a thousand queued waiters cost one wake-up per
-     * release, not a thousand.
-     */
-    private static final class Channel {
-
-        private final String name;
-        private final List<Waiter> waiters = new ArrayList<>();
-        private int subscribers;
-        private volatile boolean confirmed;
-        private long generation;
-
-        Channel(String name) {
-            this.name = name;
-        }
-
-        synchronized void signal() {
-            this.generation++;
-            for (Waiter waiter : this.waiters) {
-                if (waiter.target <= this.generation) {
-                    waiter.woken = true;
-                    LockSupport.unpark(waiter.thread);
-                }
-            }
-        }
-
-        synchronized long generation() {
-            return this.generation;
-        }
-
-        /** Redis confirmed the subscription: a release may have gone unseen before, so it signals. */
-        synchronized void confirm() {
-            this.confirmed = true;
-            signal();
-        }
-
-        /** The generation once a pending confirmation (its signal) has come; read in one step with it. */
-        synchronized long generationOnceConfirmed() {
-            return this.confirmed ? this.generation : this.generation + 1;
-        }
-
-        boolean await(long seen, long timeoutNanos) throws InterruptedException {
-            Waiter waiter = new Waiter(Thread.currentThread(), seen + 1);
-            synchronized (this) {
-                if (this.generation > seen) {
-                    return true;
-                }
-                this.waiters.add(waiter);
-            }
-            try {
-                long deadline = System.nanoTime() + timeoutNanos;
-                while (!waiter.woken) {
-                    long remaining = deadline - System.nanoTime();
-                    if (remaining <= 0) {
-                        return false;
-                    }
-                    LockSupport.parkNanos(this, remaining);
-                    if (Thread.interrupted()) {
-                        throw new InterruptedException();
-                    }
-                }
-                return true;
-            } finally {
-                synchronized (this) {
-                    this.waiters.remove(waiter);
-                }
-            }
-        }
-    }
-
-    private static final class Waiter {
-
-        private final Thread thread;
-        private final long target;
-        private volatile boolean woken;
-
-        Waiter(Thread thread, long target) {
-            this.thread = thread;
-            this.target = target;
+            tell(channel, SignalChannel::signal);
         }
     }
 
     /** A waiter's interest in one channel; close it when done waiting. Not thread-safe. */
     public final class Subscription implements AutoCloseable {
 
-        private final Channel channel;
+        private final SignalChannel channel;
         private final boolean joinedLive;
         private boolean open = true;
 
-        private Subscription(Channel channel, boolean joinedLive) {
+        private Subscription(SignalChannel channel, boolean joinedLive) {
             this.channel = channel;
             this.joinedLive = joinedLive;
         }

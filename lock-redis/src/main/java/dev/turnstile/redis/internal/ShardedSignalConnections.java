@@ -13,12 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
-import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisShardedPubSub;
-import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.resps.ClusterShardInfo;
-import redis.clients.jedis.resps.ClusterShardNodeInfo;
-import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * Release signals over sharded pub/sub ({@code SSUBSCRIBE}, Redis 7+) on a cluster: a release is
@@ -52,12 +47,11 @@ final class ShardedSignalConnections {
 
     private final Topology.Cluster cluster;
     private final Events events;
-    private final String anchorPrefix;
     private final Watchdog scheduler;
     private final Map<String, NodeSubscriber> nodes = new HashMap<>();
     private final Map<String, String> channelNodes = new HashMap<>();
     private final Set<String> unplaced = new LinkedHashSet<>();
-    private String @Nullable [] slotOwners;
+    private final ClusterSlots slots;
     private boolean retryScheduled;
     private boolean heartbeatScheduled;
     private boolean closed;
@@ -69,8 +63,8 @@ final class ShardedSignalConnections {
      */
     ShardedSignalConnections(Topology.Cluster cluster, Events events, String anchorPrefix, Watchdog scheduler) {
         this.cluster = cluster;
+        this.slots = new ClusterSlots(cluster, anchorPrefix);
         this.events = events;
-        this.anchorPrefix = anchorPrefix;
         this.scheduler = scheduler;
     }
 
@@ -78,7 +72,7 @@ final class ShardedSignalConnections {
         if (this.closed) {
             return;
         }
-        String node = ownerOf(channel);
+        String node = this.slots.ownerOf(channel);
         if (node == null) {
             this.unplaced.add(channel);
             this.events.lost(List.of(channel));
@@ -88,7 +82,7 @@ final class ShardedSignalConnections {
         this.unplaced.remove(channel);
         this.channelNodes.put(channel, node);
         this.nodes
-                .computeIfAbsent(node, owner -> new NodeSubscriber(owner, anchorFor(owner)))
+                .computeIfAbsent(node, owner -> new NodeSubscriber(owner, this.slots.anchorFor(owner)))
                 .add(channel);
         scheduleHeartbeat();
     }
@@ -114,7 +108,7 @@ final class ShardedSignalConnections {
     private synchronized void relocate(String channel, String fromNode) {
         if (fromNode.equals(this.channelNodes.get(channel))) {
             this.channelNodes.remove(channel);
-            this.slotOwners = null;
+            this.slots.forget();
             add(channel);
         }
     }
@@ -126,7 +120,7 @@ final class ShardedSignalConnections {
             this.scheduler.schedule(
                     () -> {
                         synchronized (this) {
-                            this.slotOwners = null;
+                            this.slots.forget();
                             channels.forEach(channel -> relocate(channel, node));
                         }
                     },
@@ -146,7 +140,7 @@ final class ShardedSignalConnections {
                     () -> {
                         synchronized (this) {
                             this.retryScheduled = false;
-                            this.slotOwners = null;
+                            this.slots.forget();
                             new ArrayList<>(this.unplaced).forEach(this::add);
                         }
                     },
@@ -183,71 +177,6 @@ final class ShardedSignalConnections {
                 scheduleHeartbeat();
             }
         }
-    }
-
-    /** A channel in a slot that {@code node} owns: it keeps the node's connection subscribed. */
-    private String anchorFor(String node) {
-        String[] owners = this.slotOwners;
-        for (int i = 0; owners != null && i < 100_000; i++) {
-            String anchor = this.anchorPrefix + ":{" + i + "}";
-            if (node.equals(owners[JedisClusterCRC16.getSlot(anchor)])) {
-                return anchor;
-            }
-        }
-        return this.anchorPrefix + ":{0}";
-    }
-
-    /** Whether an ACL refusal of CLUSTER SHARDS was logged (once). */
-    private boolean refusalLogged;
-
-    private @Nullable String ownerOf(String channel) {
-        if (this.slotOwners == null) {
-            this.slotOwners = loadSlotOwners();
-        }
-        return this.slotOwners == null ? null : this.slotOwners[JedisClusterCRC16.getSlot(channel)];
-    }
-
-    /** The master of every slot, or null while some slot has none online (never cached then). */
-    private String @Nullable [] loadSlotOwners() {
-        for (ConnectionPool pool : this.cluster.nodes().values()) {
-            try (Connection connection = pool.getResource()) {
-                String[] owners = new String[16384];
-                for (ClusterShardInfo shard : new Jedis(connection).clusterShards()) {
-                    String master = null;
-                    for (ClusterShardNodeInfo node : shard.getNodes()) {
-                        if ("master".equals(node.getRole()) && "online".equals(node.getHealth())) {
-                            master = node.getIp() + ":" + node.getPort();
-                        }
-                    }
-                    for (List<Long> range : shard.getSlots()) {
-                        for (long slot = range.get(0); slot <= range.get(1); slot++) {
-                            owners[(int) slot] = master;
-                        }
-                    }
-                }
-                for (String owner : owners) {
-                    if (owner == null) {
-                        return null;
-                    }
-                }
-                return owners;
-            } catch (RuntimeException e) {
-                if (e instanceof JedisException jedis && RedisErrors.isRefusedToUser(jedis)) {
-                    if (this.refusalLogged) {
-                        return null;
-                    }
-                    this.refusalLogged = true;
-                    log.warn(
-                            "Redis refuses CLUSTER SHARDS to the user Turnstile connects as ({}): waiters poll"
-                                    + " at their backoff instead of waking at a release. {}",
-                            e.getMessage(),
-                            RedisErrors.GRANT_ADVICE);
-                    return null;
-                }
-                log.debug("Could not read the cluster's shards from one node: {}", e.getMessage());
-            }
-        }
-        return null;
     }
 
     /** One master's subscriber connection and the channels it carries. */

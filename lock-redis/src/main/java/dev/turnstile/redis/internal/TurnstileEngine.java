@@ -4,7 +4,6 @@ import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.TurnstileDiagnostics.Eviction;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
 import dev.turnstile.redis.TurnstileDiagnostics.SemaphoreState;
-import dev.turnstile.redis.inspect.LockInspector;
 import dev.turnstile.redis.semaphore.RedisSemaphore;
 import java.util.Collection;
 import java.util.List;
@@ -14,7 +13,7 @@ import redis.clients.jedis.UnifiedJedis;
  * What {@code Turnstile} runs on one Redis deployment: its locks, semaphores and what its
  * diagnostics read. See {@code Turnstile} for the contract. Thread-safe.
  */
-public final class TurnstileEngine implements AutoCloseable {
+public final class TurnstileEngine implements DiagnosticsSource<HeldLock, SemaphoreState, Eviction>, AutoCloseable {
 
     private final RedisDeployment deployment;
     private final Locks locks;
@@ -51,52 +50,52 @@ public final class TurnstileEngine implements AutoCloseable {
         return CountingSemaphore.of(this.deployment, this.permitQueues, name, limit);
     }
 
-    /** Returns whether the watchdog still renews and watches leases. */
+    @Override
     public boolean watchdogRunning() {
         return this.deployment.leases().watchdog().isRunning();
     }
 
-    /** Pings Redis (translating failures into Turnstile's exceptions). */
+    @Override
     public String ping() {
         return this.deployment.scripts().call("ping Redis", redis -> redis.ping());
     }
 
-    /** Returns {@code {cached, used}}: how many of the scripts run so far the server has cached. */
+    @Override
     public int[] scriptsLoaded() {
         return this.deployment.scripts().scriptsLoaded();
     }
 
-    /** Returns the prefix of every key. */
+    @Override
     public String keyPrefix() {
         return this.deployment.keys().prefix();
     }
 
-    /** Returns the locks held under the prefix now (SCAN). */
+    @Override
     public List<HeldLock> heldLocks() {
-        return new LockInspector(this.deployment.scripts().redis()).heldLocks(keyPrefix());
+        return new KeyspaceScan(this.deployment.scripts().redis()).heldLocks(this.deployment.keys());
     }
 
-    /** Returns the semaphores with live permits under the prefix now (SCAN). */
+    @Override
     public List<SemaphoreState> semaphores() {
-        return new LockInspector(this.deployment.scripts().redis()).semaphores(keyPrefix());
+        return new KeyspaceScan(this.deployment.scripts().redis()).semaphores(this.deployment.keys());
     }
 
-    /** Reads whether the servers may evict keys now; never throws. */
+    @Override
     public List<Eviction> eviction() {
         return this.eviction.evictions();
     }
 
-    /** Returns whether release signals use sharded pub/sub. */
+    @Override
     public boolean shardedSignals() {
         return this.deployment.signalMode().sharded();
     }
 
-    /** Returns how many lock names threads of this process hold or queue for now. */
+    @Override
     public int localLockQueues() {
         return this.locks.localQueues();
     }
 
-    /** Returns about how many lease renewals and deadline checks are scheduled now. */
+    @Override
     public int scheduledTimers() {
         return this.deployment.leases().watchdog().scheduledTasks();
     }

@@ -1,7 +1,7 @@
 package dev.turnstile.redis.lock;
 
-import dev.turnstile.redis.LeaseListener;
 import dev.turnstile.redis.LockFactory;
+import dev.turnstile.redis.LockFactoryBuilder;
 import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.TurnstileDiagnostics.Eviction;
 import dev.turnstile.redis.TurnstileDiagnostics.HeldLock;
@@ -45,8 +45,10 @@ import redis.clients.jedis.UnifiedJedis;
  * counter</em> (a restart without persistence, eviction). A client whose clock is behind the
  * counters, or more than 1 s behind a master's clock, is told the least token each master would
  * take (a master with no counter records it) and offers the greatest of them in a second round;
- * one acquire is so one round trip to the masters in the usual case, two after a client with a
- * faster clock or with masters' clocks ahead: no assumption is made on clocks being set alike.
+ * one acquire is so designed to take one round trip to the masters in the usual case, two after a
+ * client with a faster clock or with masters' clocks ahead (the tests show grants within the wait
+ * with clocks an hour apart; they do not count rounds): no assumption is made on clocks being set
+ * alike.
  * It does not make Redlock a consensus protocol; see the README.
  *
  * <p>A release that more than a minority of the masters answer "not this owner's" proves the
@@ -55,7 +57,8 @@ import redis.clients.jedis.UnifiedJedis;
  * back, whatever state a master is in; a call still running through a client's pool gives its
  * own back when it ends (within that client's socket timeout).
  *
- * <p>A master whose {@code JedisPooled} holds an idle connection is called on the caller's thread:
+ * <p>A master whose one-server client ({@code RedisClient}, or {@code JedisPooled} before Jedis
+ * 7.2) holds an idle connection is called on the caller's thread:
  * the call is written to every such master first, then the replies are read, each within the node
  * timeout. Any other master, and one whose last such call did not answer in time, is called on its
  * own small bounded pool until it answers again, so a stalled master never multiplies threads nor
@@ -70,9 +73,9 @@ public final class Redlock implements LockFactory, AutoCloseable {
 
     private final RedlockEngine engine;
 
-    private Redlock(Builder builder) {
-        this.engine = new RedlockEngine(
-                builder.masters, builder.names, builder.options.build(), builder.nodeTimeout, builder.retryDelay);
+    private Redlock(Builder builder, TurnstileOptions options) {
+        this.engine =
+                new RedlockEngine(builder.masters, builder.names, options, builder.nodeTimeout, builder.retryDelay);
     }
 
     /** Redlock over {@code masters} with the defaults; at least three masters, an odd number advised. */
@@ -142,15 +145,15 @@ public final class Redlock implements LockFactory, AutoCloseable {
     }
 
     /** Options of a {@link Redlock}. */
-    public static final class Builder {
+    public static final class Builder extends LockFactoryBuilder<Builder> {
 
         private final List<UnifiedJedis> masters;
-        private final TurnstileOptions.Builder options = TurnstileOptions.builder();
         private Duration nodeTimeout = Duration.ofMillis(50);
         private Duration retryDelay = Duration.ofMillis(200);
         private @Nullable List<String> names;
 
         private Builder(List<? extends UnifiedJedis> masters) {
+            super(TurnstileOptions.builder());
             Objects.requireNonNull(masters, "'masters' must not be null");
             if (masters.size() < 3) {
                 throw new IllegalArgumentException(
@@ -160,29 +163,9 @@ public final class Redlock implements LockFactory, AutoCloseable {
         }
 
         /**
-         * Namespace of every key, {@code "turnstile"} by default; no trailing colon, no braces (as
-         * {@code Turnstile.Builder.keyPrefix}).
-         */
-        public Builder keyPrefix(String keyPrefix) {
-            this.options.keyPrefix(keyPrefix);
-            return this;
-        }
-
-        /** Lease when none is given, renewed by the watchdog on a majority; 30 s by default. */
-        public Builder defaultLease(Duration defaultLease) {
-            this.options.defaultLease(defaultLease);
-            return this;
-        }
-
-        /** How long a fencing counter is kept on each master after the lease it was set with ends; 10 s by default. */
-        public Builder fenceRetention(Duration fenceRetention) {
-            this.options.fenceRetention(fenceRetention);
-            return this;
-        }
-
-        /**
-         * How long one master may take to answer an acquire before it counts as a refusal; 50 ms by
-         * default. Keep it small beside the lease: every millisecond spent waiting is taken from
+         * How long one master may take to answer each call (acquire, renewal, release; a new
+         * connection's TLS handshake included) before it counts as a refusal or as no answer; 50 ms
+         * by default. Keep it small beside the lease: every millisecond spent waiting is taken from
          * the validity.
          */
         public Builder nodeTimeout(Duration nodeTimeout) {
@@ -230,18 +213,12 @@ public final class Redlock implements LockFactory, AutoCloseable {
             return this;
         }
 
-        /** Adds a listener that hears every lost lease. */
-        public Builder listener(LeaseListener listener) {
-            this.options.listener(listener);
-            return this;
-        }
-
         /**
          * Builds it. It makes no Redis call on the calling thread; the eviction check ({@link
          * Redlock#eviction()}) runs on a background thread and never fails.
          */
         public Redlock build() {
-            return new Redlock(this);
+            return new Redlock(this, options().build());
         }
     }
 }

@@ -49,8 +49,8 @@ class LockInspectorIntegrationTests {
     @Test
     void commandLineReportsKeysWithoutTtlAndExitsWithOne() {
         redis.server().client().setnx("lock:market", "holder-that-crashed");
-        ChildJvm cli =
-                redis.startChild(LockInspector.class, redis.server().uri().toString());
+        ChildJvm cli = redis.startChild(
+                LockInspectorCommand.class, redis.server().uri().toString());
         assertThat(cli.awaitExit(Duration.ofSeconds(30))).isEqualTo(1);
         assertThat(cli.lines())
                 .contains("Keys matching '*lock*' without a TTL (they never expire): 1", "  lock:market (string)");

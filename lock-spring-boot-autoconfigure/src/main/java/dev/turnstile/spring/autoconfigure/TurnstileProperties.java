@@ -278,7 +278,8 @@ public class TurnstileProperties {
 
         /**
          * Longest time after the grant that it is still passed on locally; also how long a forced
-         * release keeps other applications out while this one's hand-offs end.
+         * release by this application keeps everyone out while the holder's hand-offs end. Use the
+         * same value on every node.
          */
         private Duration maxAge = Duration.ofMillis(20);
 
@@ -324,7 +325,7 @@ public class TurnstileProperties {
          */
         private java.util.List<String> nodes = new java.util.ArrayList<>();
 
-        /** How long one master may take to answer an acquire before it counts as a refusal. */
+        /** How long one master may take to answer each call, a new connection's TLS handshake included. */
         private Duration nodeTimeout = Duration.ofMillis(50);
 
         /** TLS to the masters. */

@@ -10,14 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import javax.net.ssl.SSLParameters;
 import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -25,7 +23,6 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * One real {@code redis-server} process on a free loopback port, owned by the test that started it.
@@ -270,7 +267,7 @@ public final class RedisServer implements AutoCloseable {
     public synchronized void close() {
         kill();
         LIVE.remove(this);
-        deleteDirectory();
+        RedisProcesses.deleteDirectory(this.directory);
     }
 
     @Override
@@ -285,22 +282,8 @@ public final class RedisServer implements AutoCloseable {
         if (this.sentinelMonitor != null) {
             return launchSentinel();
         }
-        List<String> command = new ArrayList<>(List.of(
-                this.binary.toString(),
-                "--port",
-                this.tls != null ? "0" : Integer.toString(this.port),
-                "--bind",
-                "127.0.0.1",
-                "--protected-mode",
-                "no",
-                "--daemonize",
-                "no",
-                "--dir",
-                this.directory.toString(),
-                "--save",
-                "",
-                "--appendonly",
-                this.persistent ? "yes" : "no"));
+        List<String> command = RedisProcesses.command(
+                this.binary, this.tls != null ? "0" : Integer.toString(this.port), this.directory, this.persistent);
         if (this.persistent) {
             command.addAll(List.of("--appendfsync", "always"));
         }
@@ -319,7 +302,7 @@ public final class RedisServer implements AutoCloseable {
         }
         command.addAll(this.extraArguments);
         try {
-            Path log = this.directory.resolve("redis.log");
+            Path log = this.directory.resolve(RedisProcesses.LOG);
             ProcessBuilder launch = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -355,7 +338,7 @@ public final class RedisServer implements AutoCloseable {
             this.process = new ProcessBuilder(this.binary.toString(), config.toString(), "--sentinel")
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(
-                            this.directory.resolve("redis.log").toFile()))
+                            this.directory.resolve(RedisProcesses.LOG).toFile()))
                     .start();
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start a sentinel", e);
@@ -365,69 +348,30 @@ public final class RedisServer implements AutoCloseable {
         return this;
     }
 
-    private void awaitReady() {
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        JedisClientConfig config = clientConfig(Duration.ofMillis(500));
-        while (true) {
-            Process current = requireProcess();
-            if (!current.isAlive()) {
-                this.process = null;
-                if (log().contains("Address already in use")) {
-                    throw new PortTakenException(this.port, "its port was taken meanwhile");
-                }
-                throw new IllegalStateException("redis-server on port " + this.port + " exited at startup"
-                        + (this.tls != null
-                                ? " (" + this.binary + " must be built with TLS, as Debian's redis-server is)"
-                                : "")
-                        + ":\n" + log());
-            }
-            try (Jedis jedis = new Jedis(hostAndPort(), config)) {
-                if ("PONG".equals(jedis.ping())) {
-                    requireOwnProcess(jedis.info("server"), current);
-                    return;
-                }
-            } catch (JedisException notYet) {
-                // still starting or loading its data
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("redis-server on port " + this.port + " did not answer PING within "
-                        + STARTUP_TIMEOUT + ":\n" + log());
-            }
-            Polling.pause();
-        }
-    }
-
     /**
-     * Makes sure the server that answered on this port is the process just started, not one another
-     * JVM started on the same port a moment earlier (a test must never write into a server it did
-     * not start). So {@code REDIS_SERVER} must name the server itself, or a script that {@code exec}s
-     * it. {@link #restart()} keeps its port, so a port taken while the server was stopped fails it.
+     * Waits until the server answers PING as the process just started, not one another JVM started
+     * on the same port a moment earlier (a test must never write into a server it did not start). So
+     * {@code REDIS_SERVER} must name the server itself, or a script that {@code exec}s it. {@link
+     * #restart()} keeps its port, so a port taken while the server was stopped fails it. A server
+     * that does not come up is killed.
      */
-    private void requireOwnProcess(String serverInfo, Process current) {
-        String expected = "process_id:" + current.pid();
-        if (serverInfo.lines().map(String::strip).noneMatch(expected::equals)) {
+    private void awaitReady() {
+        Process current = requireProcess();
+        try {
+            RedisProcesses.awaitOwnServer(
+                    current,
+                    current.pid(),
+                    hostAndPort(),
+                    clientConfig(Duration.ofMillis(500)),
+                    this.directory,
+                    this.tls != null
+                            ? " (" + this.binary + " must be built with TLS, as Debian's redis-server is)"
+                            : "");
+        } catch (RuntimeException failed) {
             current.destroyForcibly();
             awaitExit(current);
             this.process = null;
-            throw new PortTakenException(this.port, "another process answered on it");
-        }
-    }
-
-    /** The port chosen for a new server was taken by another process before the server bound it. */
-    private static final class PortTakenException extends IllegalStateException {
-
-        private static final long serialVersionUID = 1L;
-
-        PortTakenException(int port, String why) {
-            super("redis-server could not use port " + port + ": " + why);
-        }
-    }
-
-    private String log() {
-        try {
-            return Files.readString(this.directory.resolve("redis.log"), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
+            throw failed;
         }
     }
 
@@ -466,15 +410,6 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private void deleteDirectory() {
-        try (Stream<Path> paths = Files.walk(this.directory)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(path -> path.toFile().delete());
-        } catch (IOException ignored) {
-            // a temp folder left behind is harmless
-        }
-    }
-
     /** A free port whose cluster bus port (port + 10000) is free too. */
     static int freeClusterPort() {
         java.util.Random random = new java.util.Random();
@@ -494,22 +429,6 @@ public final class RedisServer implements AutoCloseable {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    static int freePort() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            try (ServerSocket socket = new ServerSocket()) {
-                socket.setReuseAddress(false);
-                socket.bind(new InetSocketAddress("127.0.0.1", 0));
-                int port = socket.getLocalPort();
-                if (port != 6379) {
-                    return port;
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        throw new IllegalStateException("No free loopback port found");
     }
 
     /**
@@ -551,7 +470,7 @@ public final class RedisServer implements AutoCloseable {
 
         private boolean persistent;
         private int port;
-        private java.util.function.IntSupplier ports = RedisServer::freePort;
+        private java.util.function.IntSupplier ports = RedisProcesses::freePort;
         private @Nullable String sentinelMonitor;
         private TlsCertificates.@Nullable Identity tls;
         private final List<String> extraArguments = new ArrayList<>();
@@ -634,7 +553,7 @@ public final class RedisServer implements AutoCloseable {
                 RedisServer server = new RedisServer(this, this.port > 0 ? this.port : this.ports.getAsInt());
                 try {
                     return server.launch();
-                } catch (PortTakenException taken) {
+                } catch (RedisProcesses.PortTakenException taken) {
                     server.close();
                     if (this.port > 0 || attempt == 5) {
                         throw taken;

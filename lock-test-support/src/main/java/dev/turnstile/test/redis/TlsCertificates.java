@@ -51,40 +51,8 @@ public final class TlsCertificates {
 
     private TlsCertificates(Path directory) {
         this.directory = directory;
-        openssl(
-                "req",
-                "-x509",
-                "-new",
-                "-nodes",
-                "-newkey",
-                "ec",
-                "-pkeyopt",
-                "ec_paramgen_curve:prime256v1",
-                "-keyout",
-                "ca.key",
-                "-out",
-                "ca.crt",
-                "-days",
-                "2",
-                "-subj",
-                "/CN=Turnstile Test CA");
-        openssl(
-                "req",
-                "-x509",
-                "-new",
-                "-nodes",
-                "-newkey",
-                "ec",
-                "-pkeyopt",
-                "ec_paramgen_curve:prime256v1",
-                "-keyout",
-                "other-ca.key",
-                "-out",
-                "other-ca.crt",
-                "-days",
-                "2",
-                "-subj",
-                "/CN=Unrelated Test CA");
+        newKey("ca", "ca.crt", "/CN=Turnstile Test CA", "-x509", "-days", "2");
+        newKey("other-ca", "other-ca.crt", "/CN=Unrelated Test CA", "-x509", "-days", "2");
         this.server = sign("server", "localhost", "DNS:localhost,IP:127.0.0.1");
         this.wrongHost = sign("wrong-host", WRONG_HOST_NAME, "DNS:" + WRONG_HOST_NAME);
     }
@@ -134,12 +102,8 @@ public final class TlsCertificates {
     public synchronized Path trustStore() {
         Path store = this.directory.resolve("truststore.p12");
         if (!Files.exists(store)) {
-            try (InputStream in = Files.newInputStream(authority())) {
-                KeyStore keyStore = KeyStore.getInstance("PKCS12");
-                keyStore.load(null, null);
-                keyStore.setCertificateEntry(
-                        "turnstile-test-ca",
-                        CertificateFactory.getInstance("X.509").generateCertificate(in));
+            try {
+                KeyStore keyStore = holding(KeyStore.getInstance("PKCS12"), "turnstile-test-ca", authority());
                 try (var out = Files.newOutputStream(store)) {
                     keyStore.store(out, TRUST_STORE_PASSWORD.toCharArray());
                 }
@@ -155,13 +119,9 @@ public final class TlsCertificates {
 
     /** Returns a TLS context that trusts exactly the authority whose PEM certificate is {@code authority}. */
     public static SSLContext trusting(Path authority) {
-        try (InputStream in = Files.newInputStream(authority)) {
-            KeyStore keyStore = KeyStore.getInstance(KeyStore.getDefaultType());
-            keyStore.load(null, null);
-            keyStore.setCertificateEntry(
-                    "ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        try {
             TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            trust.init(keyStore);
+            trust.init(holding(KeyStore.getInstance(KeyStore.getDefaultType()), "ca", authority));
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(null, trust.getTrustManagers(), null);
             return context;
@@ -169,6 +129,17 @@ public final class TlsCertificates {
             throw new UncheckedIOException(e);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("Could not trust " + authority, e);
+        }
+    }
+
+    /** Returns the empty {@code keyStore} with the PEM certificate {@code certificate} as its one entry. */
+    private static KeyStore holding(KeyStore keyStore, String alias, Path certificate)
+            throws IOException, GeneralSecurityException {
+        try (InputStream in = Files.newInputStream(certificate)) {
+            keyStore.load(null, null);
+            keyStore.setCertificateEntry(
+                    alias, CertificateFactory.getInstance("X.509").generateCertificate(in));
+            return keyStore;
         }
     }
 
@@ -194,20 +165,7 @@ public final class TlsCertificates {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        openssl(
-                "req",
-                "-new",
-                "-nodes",
-                "-newkey",
-                "ec",
-                "-pkeyopt",
-                "ec_paramgen_curve:prime256v1",
-                "-keyout",
-                name + ".key",
-                "-out",
-                name + ".csr",
-                "-subj",
-                "/CN=" + commonName);
+        newKey(name, name + ".csr", "/CN=" + commonName);
         openssl(
                 "x509",
                 "-req",
@@ -228,6 +186,29 @@ public final class TlsCertificates {
             this.directory.resolve(file).toFile().deleteOnExit();
         }
         return new Identity(this.directory.resolve(name + ".crt"), this.directory.resolve(name + ".key"), authority());
+    }
+
+    /**
+     * Makes a new EC P-256 key in {@code name.key} and, with {@code subject}, a certificate request in
+     * {@code out}, or with {@code -x509} among {@code options} a self-signed certificate.
+     */
+    private void newKey(String name, String out, String subject, String... options) {
+        List<String> arguments = new ArrayList<>(List.of("req"));
+        arguments.addAll(List.of(options));
+        arguments.addAll(List.of(
+                "-new",
+                "-nodes",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-keyout",
+                name + ".key",
+                "-out",
+                out,
+                "-subj",
+                subject));
+        openssl(arguments.toArray(String[]::new));
     }
 
     private void openssl(String... arguments) {

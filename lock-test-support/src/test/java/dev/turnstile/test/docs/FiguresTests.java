@@ -23,6 +23,17 @@ import org.junit.jupiter.api.Test;
  * {@code docs/*.md}, {@code SECURITY.md}, {@code CONTRIBUTING.md}) quote a measured figure only if
  * a generated page holds it, and hold no table of measurements of their own. {@code CHANGELOG.md}
  * is left out: it records what earlier commits measured.
+ *
+ * <p>What counts as a measured figure: a number with a unit of throughput or of microseconds, a
+ * ratio or a percentage, anywhere ({@code 41,827 acquisitions/s}, {@code 2.5 µs}, {@code 0.92×},
+ * {@code 51%}); and, in a sentence that measures, every time ({@code 1,760 ms}, {@code 2.5 s}) and
+ * every count ({@code 84}, {@code 340}). A sentence measures when it names a rate, a percentile or a
+ * checker's count, or reports what a run did ({@code measured}, {@code took}, {@code got}, {@code
+ * led again}, {@code alongside}, {@code 200 tests}): see {@link #MEASURES}. Configuration is not
+ * measured: a time written right beside what it sets ({@code lease 900 ms}, {@code a 2 s lease},
+ * {@code heartbeat 3 s}), a number with a decimal point and no unit (a version: {@code 6.2}), an
+ * HTTP status and anything in a code span are left alone. Defaults such as {@code 30 s} or {@code
+ * 20 ms} in a sentence without those words are configuration too, and are not checked.
  */
 class FiguresTests {
 
@@ -38,11 +49,31 @@ class FiguresTests {
     private static final Pattern FIGURE_WITH_UNIT = Pattern.compile(
             "(?<![\\w.,])(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?)\\s?(?:µs|×|%|(?:[a-z+ ]{0,30}?)/s\\b|per s\\b)");
 
-    /** A number with a thousands separator: in a sentence that measures, a measured figure. */
-    private static final Pattern LARGE_NUMBER = Pattern.compile("(?<![\\w.,])\\d{1,3}(?:,\\d{3})+(?![\\d])");
+    /**
+     * In a sentence that measures, a time ({@code 1,760 ms}, {@code 2.5 s}) or a count ({@code 84},
+     * {@code 100,000}): group 1 the number, group 2 its unit if it has one.
+     */
+    private static final Pattern NUMBER_IN_MEASUREMENT = Pattern.compile(
+            "(?<![\\w.,\\-/:#=])(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?)(?![\\d]|[.,]\\d)(\\s?(?:ms|s|min)\\b)?");
 
-    /** What marks a sentence, or a table's header, as one of measurements. */
-    private static final Pattern MEASURES = Pattern.compile("µs|/s\\b|per s\\b|p50|p99|overlaps|faults applied|/ 60 s");
+    /** What a configured time is written right after: {@code lease 900 ms}, {@code heartbeat 3 s}. */
+    private static final Pattern SETTING_BEFORE =
+            Pattern.compile("(?:lease|heartbeat|timeout|wait|retention|delay|period|lapse|max-age|every)\\s+$");
+
+    /** What a configured time is written right before: {@code a 2 s lease}, {@code 700 ms hold}. */
+    private static final Pattern SETTING_AFTER =
+            Pattern.compile("^\\s?(?:ms|s|min)?\\s+(?:lease|heartbeat|timeout|wait|retention|delay|period|hold)\\b");
+
+    /** HTTP statuses the pages name: answers, not counts. */
+    private static final Set<String> HTTP_STATUSES = Set.of("200", "201", "400", "404", "405", "409", "429", "503");
+
+    /**
+     * What marks a sentence, or a table's header, as one of measurements: a rate, a percentile, a
+     * checker's count, or a word that reports what a run did.
+     */
+    private static final Pattern MEASURES =
+            Pattern.compile("µs|/s\\b|per s\\b|p50|p99|overlaps|inversions|faults applied"
+                    + "|/ 60 s|\\bmeasured\\b|\\btook\\b|\\bgot\\b|\\bled again\\b|\\balongside\\b|\\d tests\\b");
 
     private static final Pattern NUMBER_CELL = Pattern.compile("^\\s*(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?)\\s*$");
 
@@ -104,10 +135,7 @@ class FiguresTests {
                     figures.add(withUnit.group(1));
                 }
                 if (MEASURES.matcher(sentence).find()) {
-                    Matcher large = LARGE_NUMBER.matcher(sentence);
-                    while (large.find()) {
-                        figures.add(large.group());
-                    }
+                    figures.addAll(measuredNumbers(sentence));
                 }
                 for (String figure : figures) {
                     if (!holds(generated, figure)) {
@@ -175,6 +203,25 @@ class FiguresTests {
             }
         }
         assertThat(dangling).as("sentences that announce what never follows").isEmpty();
+    }
+
+    /** The times and counts of a sentence that measures, without what is configuration (see the class). */
+    private static List<String> measuredNumbers(String sentence) {
+        String text = sentence.replaceAll("`[^`]*`", "``");
+        List<String> numbers = new ArrayList<>();
+        Matcher number = NUMBER_IN_MEASUREMENT.matcher(text);
+        while (number.find()) {
+            String figure = number.group(1);
+            boolean version = figure.contains(".") && number.group(2) == null;
+            boolean setting = SETTING_BEFORE
+                            .matcher(text.substring(0, number.start()))
+                            .find()
+                    || SETTING_AFTER.matcher(text.substring(number.end(1))).find();
+            if (!version && !setting && !HTTP_STATUSES.contains(figure)) {
+                numbers.add(figure);
+            }
+        }
+        return numbers;
     }
 
     /** Whether {@code figure} occurs in {@code text} as a whole number (not inside a longer one). */

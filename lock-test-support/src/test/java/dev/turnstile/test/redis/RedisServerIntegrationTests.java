@@ -65,7 +65,7 @@ class RedisServerIntegrationTests {
     void aFreePortTakenByAnotherServerMeanwhileIsGivenUpForAnotherAndTheOtherIsNotTouched() {
         RedisServer other = redis.server();
         other.client().set("owner", "other");
-        int[] offered = {other.port(), RedisServer.freePort()};
+        int[] offered = {other.port(), RedisProcesses.freePort()};
         int[] next = {0};
         try (RedisServer server =
                 RedisServer.builder().ports(() -> offered[next[0]++]).start()) {

@@ -1,7 +1,5 @@
 package dev.turnstile.sample.benchmark;
 
-import dev.turnstile.sample.market.Connections;
-import dev.turnstile.sample.market.Market;
 import dev.turnstile.sample.market.MarketData;
 import dev.turnstile.sample.market.MarketData.Listing;
 import dev.turnstile.sample.market.Outcome;
@@ -13,6 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
@@ -55,46 +54,39 @@ final class MarketSimulation {
         List<Thread> workers = new ArrayList<>();
         for (int i = 0; i < listers; i++) {
             String seller = "seller" + i;
-            workers.add(worker(failure, () -> {
-                try (Worker worker = Worker.start(strategy, this.connections, this.lockClients)) {
-                    Jedis conn = worker.conn;
-                    Connections redis = Connections.of(conn);
-                    Market market = worker.market;
-                    long n = 0;
-                    while (running.get()) {
-                        String item = "item" + seller + "-" + n++;
-                        MarketData.addToInventory(conn, seller, item);
-                        long price = 1 + ThreadLocalRandom.current().nextLong(100);
-                        if (market.listItem(redis, item, seller, price).outcome() == Outcome.DONE) {
-                            listed.increment();
-                        }
+            workers.add(worker(strategy, failure, worker -> {
+                long n = 0;
+                while (running.get()) {
+                    String item = "item" + seller + "-" + n++;
+                    MarketData.addToInventory(worker.conn, seller, item);
+                    long price = 1 + ThreadLocalRandom.current().nextLong(100);
+                    if (worker.market
+                                    .listItem(worker.redis, item, seller, price)
+                                    .outcome()
+                            == Outcome.DONE) {
+                        listed.increment();
                     }
                 }
             }));
         }
         for (int i = 0; i < buyers; i++) {
             String buyer = "buyer" + i;
-            workers.add(worker(failure, () -> {
-                try (Worker worker = Worker.start(strategy, this.connections, this.lockClients)) {
-                    Jedis conn = worker.conn;
-                    Connections redis = Connections.of(conn);
-                    Market market = worker.market;
-                    while (running.get()) {
-                        List<Listing> cheapest = MarketData.cheapest(conn, 10);
-                        if (cheapest.isEmpty()) {
-                            Thread.onSpinWait();
-                            continue;
-                        }
-                        Listing pick = cheapest.get(ThreadLocalRandom.current().nextInt(cheapest.size()));
-                        long start = System.nanoTime();
-                        TradeResult result =
-                                market.purchaseItem(redis, buyer, pick.itemId(), pick.sellerId(), pick.price());
-                        purchaseNanos.add(System.nanoTime() - start);
-                        purchases.increment();
-                        retries.add(result.retries());
-                        if (result.outcome() == Outcome.DONE) {
-                            bought.increment();
-                        }
+            workers.add(worker(strategy, failure, worker -> {
+                while (running.get()) {
+                    List<Listing> cheapest = MarketData.cheapest(worker.conn, 10);
+                    if (cheapest.isEmpty()) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    Listing pick = cheapest.get(ThreadLocalRandom.current().nextInt(cheapest.size()));
+                    long start = System.nanoTime();
+                    TradeResult result = worker.market.purchaseItem(
+                            worker.redis, buyer, pick.itemId(), pick.sellerId(), pick.price(), Duration.ZERO);
+                    purchaseNanos.add(System.nanoTime() - start);
+                    purchases.increment();
+                    retries.add(result.retries());
+                    if (result.outcome() == Outcome.DONE) {
+                        bought.increment();
                     }
                 }
             }));
@@ -119,12 +111,15 @@ final class MarketSimulation {
                 listers, buyers, strategy, seconds, listed.sum(), bought.sum(), retries.sum(), averageWait);
     }
 
-    /** A worker thread; what kills it is kept in {@code failure}, which fails the row. */
-    private static Thread worker(AtomicReference<Throwable> failure, Runnable body) {
+    /**
+     * A worker thread that runs {@code body} on a {@link Worker} of its own for {@code strategy};
+     * what kills it is kept in {@code failure}, which fails the row.
+     */
+    private Thread worker(String strategy, AtomicReference<Throwable> failure, Consumer<Worker> body) {
         Thread thread = new Thread(
                 () -> {
-                    try {
-                        body.run();
+                    try (Worker worker = Worker.start(strategy, this.connections, this.lockClients)) {
+                        body.accept(worker);
                     } catch (Throwable e) {
                         failure.compareAndSet(null, e);
                     }

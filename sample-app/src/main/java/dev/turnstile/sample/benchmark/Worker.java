@@ -1,6 +1,7 @@
 package dev.turnstile.sample.benchmark;
 
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.sample.market.Connections;
 import dev.turnstile.sample.market.Market;
 import dev.turnstile.sample.market.WatchMarket;
 import dev.turnstile.sample.market.WorkerLockMarket;
@@ -20,12 +21,16 @@ final class Worker implements AutoCloseable {
     private static final Duration LOCK_WAIT = Duration.ofSeconds(10);
 
     final Jedis conn;
+    /** {@link #conn}, as the market's operations take it. */
+    final Connections redis;
+
     final Market market;
     private final @Nullable UnifiedJedis lockClient;
     private final @Nullable Turnstile turnstile;
 
     private Worker(Jedis conn, Market market, @Nullable UnifiedJedis lockClient, @Nullable Turnstile turnstile) {
         this.conn = conn;
+        this.redis = Connections.of(conn);
         this.market = market;
         this.lockClient = lockClient;
         this.turnstile = turnstile;

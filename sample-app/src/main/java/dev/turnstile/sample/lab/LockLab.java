@@ -74,26 +74,23 @@ public final class LockLab {
 
     /** Runs every stage against every fault, telling {@code progress} after each stage. */
     public Map<String, Map<String, String>> run(Consumer<Progress> progress) {
+        SemaphoreAcquire basic =
+                (conn, clock) -> BookSemaphores.acquireSemaphore(conn, "sem", 1, SEMAPHORE_TIMEOUT_MILLIS, clock);
+        SemaphoreAcquire fairAcquire = (conn, clock) -> fair(conn, false, clock, () -> {});
+        SemaphoreAcquire lockedAcquire = (conn, clock) -> fair(conn, true, clock, () -> {});
         List<Supplier<Map<String, String>>> rows = List.of(
                 () -> row(naiveLockCrash(), "n/a: no EXPIRE at all", "n/a", "n/a"),
                 () -> row(timeoutLockCrash(false), timeoutLockCrash(true), "n/a", "n/a"),
+                () -> row(semaphoreCrash(basic), "n/a", clockSkew(basic, "sem"), "n/a"),
                 () -> row(
-                        semaphoreCrash((conn, clock) ->
-                                BookSemaphores.acquireSemaphore(conn, "sem", 1, SEMAPHORE_TIMEOUT_MILLIS, clock)),
+                        semaphoreCrash(fairAcquire),
                         "n/a",
-                        basicSemaphoreSkew(),
-                        "n/a"),
-                () -> row(
-                        semaphoreCrash((conn, clock) -> BookSemaphores.acquireFairSemaphore(
-                                conn, "sem", 1, SEMAPHORE_TIMEOUT_MILLIS, clock, () -> {})),
-                        "n/a",
-                        fairSemaphoreSkew(false),
+                        clockSkew(fairAcquire, "sem", "sem:owner"),
                         fairSemaphoreRace(false)),
                 () -> row(
-                        semaphoreCrash((conn, clock) -> BookSemaphores.acquireSemaphoreWithLock(
-                                conn, "sem", 1, SEMAPHORE_TIMEOUT_MILLIS, clock, () -> {})),
+                        semaphoreCrash(lockedAcquire),
                         "n/a",
-                        fairSemaphoreSkew(true),
+                        clockSkew(lockedAcquire, "sem", "sem:owner"),
                         fairSemaphoreRace(true)),
                 () -> row(turnstileLockCrash(), "cannot happen: SET NX PX is one command", "n/a", "n/a"),
                 () -> row(turnstileSemaphoreCrash(), "n/a", turnstileSemaphoreSkew(), turnstileSemaphoreRace()));
@@ -173,31 +170,20 @@ public final class LockLab {
         }
     }
 
-    private String basicSemaphoreSkew() {
+    /**
+     * Each round, two clients acquire the semaphore of one permit, one's clock 9 ms ahead of the
+     * other's; then {@code keys} are deleted. Counts the rounds in which both got it.
+     */
+    private String clockSkew(SemaphoreAcquire acquire, String... keys) {
         int over = 0;
         try (Jedis fast = fresh();
                 Jedis slow = this.connections.get()) {
             for (int round = 0; round < ROUNDS; round++) {
                 long now = System.currentTimeMillis();
-                String a = BookSemaphores.acquireSemaphore(fast, "sem", 1, SEMAPHORE_TIMEOUT_MILLIS, () -> now + 10);
-                String b = BookSemaphores.acquireSemaphore(slow, "sem", 1, SEMAPHORE_TIMEOUT_MILLIS, () -> now + 1);
+                String a = acquire.acquire(fast, () -> now + 10);
+                String b = acquire.acquire(slow, () -> now + 1);
                 over += a != null && b != null ? 1 : 0;
-                fast.del("sem");
-            }
-        }
-        return overLimit(over);
-    }
-
-    private String fairSemaphoreSkew(boolean withLock) {
-        int over = 0;
-        try (Jedis fast = fresh();
-                Jedis slow = this.connections.get()) {
-            for (int round = 0; round < ROUNDS; round++) {
-                long now = System.currentTimeMillis();
-                String a = fair(fast, withLock, () -> now + 10, () -> {});
-                String b = fair(slow, withLock, () -> now + 1, () -> {});
-                over += a != null && b != null ? 1 : 0;
-                fast.del("sem", "sem:owner");
+                fast.del(keys);
             }
         }
         return overLimit(over);

@@ -22,12 +22,6 @@ public class CoarseLockMarket implements Market {
 
     @Override
     @DistributedLock(key = "market")
-    public TradeResult purchaseItem(Connections redis, String buyerId, String itemId, String sellerId, long price) {
-        return MarketTransactions.purchase(redis, buyerId, itemId, sellerId, price, Duration.ZERO);
-    }
-
-    @Override
-    @DistributedLock(key = "market")
     public TradeResult purchaseItem(
             Connections redis, String buyerId, String itemId, String sellerId, long price, Duration pause) {
         return MarketTransactions.purchase(redis, buyerId, itemId, sellerId, price, pause);

@@ -27,12 +27,6 @@ public class FineLockMarket implements Market {
 
     @Override
     @DistributedLock(key = {"market:#itemId.#sellerId", "funds:#buyerId"})
-    public TradeResult purchaseItem(Connections redis, String buyerId, String itemId, String sellerId, long price) {
-        return MarketTransactions.purchase(redis, buyerId, itemId, sellerId, price, Duration.ZERO);
-    }
-
-    @Override
-    @DistributedLock(key = {"market:#itemId.#sellerId", "funds:#buyerId"})
     public TradeResult purchaseItem(
             Connections redis, String buyerId, String itemId, String sellerId, long price, Duration pause) {
         return MarketTransactions.purchase(redis, buyerId, itemId, sellerId, price, pause);

@@ -21,16 +21,12 @@ public interface Market {
      * Buys {@code itemId} of {@code sellerId} at {@code price}: moves the funds, the item into the
      * buyer's inventory, and the listing off the market. Funds never go negative and an item is
      * never sold twice.
-     */
-    TradeResult purchaseItem(Connections redis, String buyerId, String itemId, String sellerId, long price);
-
-    /**
-     * Buys like {@link #purchaseItem(Connections, String, String, String, long)}, but takes {@code pause}
-     * between reading the listing and the buyer's funds and writing the trade, as if it called a
-     * slow service there: the page's "slow trade". Under a lock, the lock is held that much longer,
-     * so a second buyer of the same listing waits for it; under WATCH, nothing waits, and the
-     * transaction that commits second is retried. A purchase refused by its reads (not listed,
-     * funds too low) does not pause.
+     *
+     * <p>A nonzero {@code pause} is taken between reading the listing and the buyer's funds and
+     * writing the trade, as if the trade called a slow service there: the page's "slow trade".
+     * Under a lock, the lock is held that much longer, so a second buyer of the same listing waits
+     * for it; under WATCH, nothing waits, and the transaction that commits second is retried. A
+     * purchase refused by its reads (not listed, funds too low) does not pause.
      *
      * @param pause how long the trade takes between its reads and its writes; zero for none
      */

@@ -48,11 +48,6 @@ public class WatchMarket implements Market {
     }
 
     @Override
-    public TradeResult purchaseItem(Connections redis, String buyerId, String itemId, String sellerId, long price) {
-        return purchaseItem(redis, buyerId, itemId, sellerId, price, Duration.ZERO);
-    }
-
-    @Override
     public TradeResult purchaseItem(
             Connections redis, String buyerId, String itemId, String sellerId, long price, Duration pause) {
         // WATCH lives on one connection: it is held for the whole transaction, pause included.

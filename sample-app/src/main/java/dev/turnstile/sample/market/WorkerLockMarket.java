@@ -49,11 +49,6 @@ public final class WorkerLockMarket implements Market {
     }
 
     @Override
-    public TradeResult purchaseItem(Connections redis, String buyerId, String itemId, String sellerId, long price) {
-        return purchaseItem(redis, buyerId, itemId, sellerId, price, Duration.ZERO);
-    }
-
-    @Override
     public TradeResult purchaseItem(
             Connections redis, String buyerId, String itemId, String sellerId, long price, Duration pause) {
         return locked(

@@ -76,31 +76,24 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(UnknownUserException.class)
     ResponseEntity<ProblemDetail> unknownUser(UnknownUserException e) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, e.getMessage());
-        problem.setTitle("Not found");
-        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(problem);
+        return answer(HttpStatus.NOT_FOUND, "Not found", e.getMessage());
     }
 
     /** 429 without Retry-After: a stream slot frees only when a stream closes. */
     @ExceptionHandler(StreamSlotsFullException.class)
     ResponseEntity<ProblemDetail> streamSlotsFull(StreamSlotsFullException e) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, e.getMessage());
-        problem.setTitle("No stream slot free");
-        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).body(problem);
+        return answer(HttpStatus.TOO_MANY_REQUESTS, "No stream slot free", e.getMessage());
     }
 
     @ExceptionHandler(UserExistsException.class)
     ResponseEntity<ProblemDetail> userExists(UserExistsException e) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
-        problem.setTitle("Already exists");
-        return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
+        return answer(HttpStatus.CONFLICT, "Already exists", e.getMessage());
     }
 
     @ExceptionHandler(TradeRefusedException.class)
     ResponseEntity<ProblemDetail> refused(TradeRefusedException e) {
         HttpStatus status = e.outcome() == Outcome.GAVE_UP ? HttpStatus.CONFLICT : HttpStatus.BAD_REQUEST;
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, e.getMessage());
-        problem.setTitle("Trade refused");
+        ProblemDetail problem = problem(status, "Trade refused", e.getMessage());
         problem.setProperty("outcome", e.outcome().name());
         problem.setProperty("trade", e.trade());
         return ResponseEntity.status(status).body(problem);
@@ -126,13 +119,12 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     }
 
     private ResponseEntity<ProblemDetail> unavailable() {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                HttpStatus.SERVICE_UNAVAILABLE,
-                "The data store is unavailable; retry after " + this.retryAfterSeconds + "s.");
-        problem.setTitle("Service unavailable");
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
                 .header(HttpHeaders.RETRY_AFTER, this.retryAfterSeconds)
-                .body(problem);
+                .body(problem(
+                        HttpStatus.SERVICE_UNAVAILABLE,
+                        "Service unavailable",
+                        "The data store is unavailable; retry after " + this.retryAfterSeconds + "s."));
     }
 
     /**
@@ -142,12 +134,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     @Override
     protected @Nullable ResponseEntity<Object> handleNoResourceFoundException(
             NoResourceFoundException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                HttpStatus.NOT_FOUND,
-                "Nothing is served at this path: the page is at /, the API under /users, /market, /trades, /held,"
-                        + " /accounts and /runs (see the sample's README).");
-        problem.setTitle("Not found");
-        return new ResponseEntity<>(problem, HttpStatus.NOT_FOUND);
+        return new ResponseEntity<>(
+                problem(
+                        HttpStatus.NOT_FOUND,
+                        "Not found",
+                        "Nothing is served at this path: the page is at /, the API under /users, /market, /trades,"
+                                + " /held, /accounts and /runs (see the sample's README)."),
+                HttpStatus.NOT_FOUND);
     }
 
     /** How many characters of a path an answer repeats. */
@@ -208,8 +201,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     }
 
     private static ResponseEntity<ProblemDetail> badRequest(String detail, List<Map<String, String>> errors) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
-        problem.setTitle("Bad request");
+        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "Bad request", detail);
         if (!errors.isEmpty()) {
             problem.setProperty("errors", errors);
         }
@@ -217,10 +209,20 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     }
 
     static ResponseEntity<ProblemDetail> internalError() {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                HttpStatus.INTERNAL_SERVER_ERROR, "The request could not be completed; the server logged why.");
-        problem.setTitle("Internal error");
-        return ResponseEntity.internalServerError().body(problem);
+        return answer(
+                HttpStatus.INTERNAL_SERVER_ERROR,
+                "Internal error",
+                "The request could not be completed; the server logged why.");
+    }
+
+    private static ResponseEntity<ProblemDetail> answer(HttpStatus status, String title, String detail) {
+        return ResponseEntity.status(status).body(problem(status, title, detail));
+    }
+
+    private static ProblemDetail problem(HttpStatus status, String title, String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setTitle(title);
+        return problem;
     }
 
     private static Map<String, String> fieldError(String field, String message) {

@@ -65,8 +65,8 @@ class TradeDesk {
     MarketplaceController.TradeResponse list(String strategy, String itemId, String sellerId, long price) {
         Market market = market(strategy);
         requireUser("sellerId", sellerId);
-        try (TradeLog.Entry trade = this.trades.begin(
-                "list", sellerId, itemId, sellerId, price, strategy, false, market.listLocks(itemId, sellerId))) {
+        try (TradeLog.Entry trade = this.trades.begin(new TradeLog.Request(
+                "list", sellerId, itemId, sellerId, price, strategy, false, market.listLocks(itemId, sellerId)))) {
             return respond(market, trade, () -> market.listItem(this.connections, itemId, sellerId, price));
         }
     }
@@ -89,7 +89,7 @@ class TradeDesk {
         Market market = market(strategy);
         requireUser("buyerId", buyerId);
         Duration pause = slow ? this.slowTrade : Duration.ZERO;
-        try (TradeLog.Entry trade = this.trades.begin(
+        try (TradeLog.Entry trade = this.trades.begin(new TradeLog.Request(
                 "buy",
                 buyerId,
                 itemId,
@@ -97,7 +97,7 @@ class TradeDesk {
                 price,
                 strategy,
                 slow,
-                market.purchaseLocks(buyerId, itemId, sellerId))) {
+                market.purchaseLocks(buyerId, itemId, sellerId)))) {
             begun.accept(trade);
             return respond(
                     market,

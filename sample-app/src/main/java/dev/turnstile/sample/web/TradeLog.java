@@ -108,13 +108,13 @@ public class TradeLog implements GuardObserver {
             @Nullable Long sincePrevious) {}
 
     /**
-     * Starts recording a trade made on this thread, until {@link Entry#close()}.
+     * A trade as it was asked for; the fields of the same names in {@link Trade}.
      *
      * @param action {@code buy} or {@code list}
      * @param who the buyer or the seller
      * @param locks the names of the locks the trade's strategy takes for it; empty for none
      */
-    public Entry begin(
+    public record Request(
             String action,
             String who,
             String itemId,
@@ -123,9 +123,17 @@ public class TradeLog implements GuardObserver {
             String strategy,
             boolean slow,
             List<String> locks) {
+
+        public Request {
+            locks = List.copyOf(locks);
+        }
+    }
+
+    /** Starts recording the trade {@code request} made on this thread, until {@link Entry#close()}. */
+    public Entry begin(Request request) {
         Entry entry;
         synchronized (this) {
-            entry = new Entry(this.nextId++, action, who, itemId, sellerId, price, strategy, slow, locks);
+            entry = new Entry(this.nextId++, request);
             this.entries.addFirst(entry);
             while (this.entries.size() > KEEP) {
                 this.entries.removeLast();
@@ -178,13 +186,7 @@ public class TradeLog implements GuardObserver {
 
         private final long id;
         private final long at = System.currentTimeMillis();
-        private final String action;
-        private final String who;
-        private final String itemId;
-        private final String sellerId;
-        private final long price;
-        private final String strategy;
-        private final boolean slow;
+        private final Request request;
         private final List<String> locks;
         private final List<Long> waitedFor = new ArrayList<>();
         private final Set<String> waitedOn = new TreeSet<>();
@@ -198,25 +200,10 @@ public class TradeLog implements GuardObserver {
         private @Nullable String outcome;
         private int retries;
 
-        private Entry(
-                long id,
-                String action,
-                String who,
-                String itemId,
-                String sellerId,
-                long price,
-                String strategy,
-                boolean slow,
-                List<String> locks) {
+        private Entry(long id, Request request) {
             this.id = id;
-            this.action = action;
-            this.who = who;
-            this.itemId = itemId;
-            this.sellerId = sellerId;
-            this.price = price;
-            this.strategy = strategy;
-            this.slow = slow;
-            this.locks = List.copyOf(locks);
+            this.request = request;
+            this.locks = request.locks();
         }
 
         /** Completes once the trade holds its locks; never, if it takes none or does not get them. */
@@ -293,13 +280,13 @@ public class TradeLog implements GuardObserver {
             return new Trade(
                     this.id,
                     this.at,
-                    this.action,
-                    this.who,
-                    this.itemId,
-                    this.sellerId,
-                    this.price,
-                    this.strategy,
-                    this.slow,
+                    this.request.action(),
+                    this.request.who(),
+                    this.request.itemId(),
+                    this.request.sellerId(),
+                    this.request.price(),
+                    this.request.strategy(),
+                    this.request.slow(),
                     state,
                     this.locks.isEmpty() ? null : this.locks,
                     this.locks.isEmpty() ? null : millis(waited),

@@ -1,0 +1,158 @@
+package dev.turnstile.test.redis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * What every {@code redis-server} process started here has in common, whoever owns it (a test's
+ * {@link RedisServer}, or an application that runs a server of its own): a free loopback port that
+ * is never 6379, a command line that binds loopback only and keeps nothing on disk unless asked,
+ * a directory holding its {@code redis.log}, and the wait until it answers PING as the very process
+ * just started.
+ */
+public final class RedisProcesses {
+
+    /** How long a server may take to answer PING after it was started. */
+    public static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(15);
+
+    /** The name of the file in a server's directory that takes its standard output and error. */
+    public static final String LOG = "redis.log";
+
+    private RedisProcesses() {}
+
+    /**
+     * Returns the command line of a server listening on {@code 127.0.0.1:port}, in the foreground,
+     * with {@code directory} as its working directory, no RDB snapshots, and an append-only file
+     * only if {@code appendOnly}.
+     */
+    public static List<String> command(Path binary, String port, Path directory, boolean appendOnly) {
+        return new ArrayList<>(List.of(
+                binary.toString(),
+                "--port",
+                port,
+                "--bind",
+                "127.0.0.1",
+                "--protected-mode",
+                "no",
+                "--daemonize",
+                "no",
+                "--dir",
+                directory.toString(),
+                "--save",
+                "",
+                "--appendonly",
+                appendOnly ? "yes" : "no"));
+    }
+
+    /**
+     * Waits until the server at {@code address} answers PING and its {@code INFO server} names
+     * {@code pid} as its process id: the answer must come from the server just started, not from one
+     * another process started on the same port a moment earlier (whose data must not be touched).
+     * Nothing is stopped here; on failure the caller stops {@code process}.
+     *
+     * @param process the process started (the server, or a script that runs it); its death ends the wait
+     * @param pid the server's process id
+     * @param config how to connect (timeouts, TLS)
+     * @param directory the server's directory, whose {@value #LOG} an exception quotes
+     * @param exitHint words added to the message when the process exits at startup, or ""
+     * @throws PortTakenException if another process answered on the port, or the server could not bind it
+     * @throws IllegalStateException if the process exited at startup or did not answer within {@link
+     *     #STARTUP_TIMEOUT}; the message quotes its log
+     */
+    public static void awaitOwnServer(
+            Process process, long pid, HostAndPort address, JedisClientConfig config, Path directory, String exitHint) {
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                String log = log(directory);
+                if (log.contains("Address already in use")) {
+                    throw new PortTakenException(address.getPort(), "its port was taken meanwhile");
+                }
+                throw new IllegalStateException(
+                        "redis-server on port " + address.getPort() + " exited at startup" + exitHint + ":\n" + log);
+            }
+            try (Jedis jedis = new Jedis(address, config)) {
+                if ("PONG".equals(jedis.ping())) {
+                    String expected = "process_id:" + pid;
+                    if (jedis.info("server").lines().map(String::strip).noneMatch(expected::equals)) {
+                        throw new PortTakenException(address.getPort(), "another process answered on it");
+                    }
+                    return;
+                }
+            } catch (JedisException notYet) {
+                // still starting or loading its data
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("redis-server on port " + address.getPort()
+                        + " did not answer PING within " + STARTUP_TIMEOUT.toSeconds() + " s:\n" + log(directory));
+            }
+            Polling.pause();
+        }
+    }
+
+    /** The port chosen for a new server was taken by another process before the server bound it. */
+    public static final class PortTakenException extends IllegalStateException {
+
+        private static final long serialVersionUID = 1L;
+
+        PortTakenException(int port, String why) {
+            super("redis-server could not use port " + port + ": " + why);
+        }
+    }
+
+    /** Returns the server's log in {@code directory}, or a line saying there is none. */
+    public static String log(Path directory) {
+        try {
+            return Files.readString(directory.resolve(LOG), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** Deletes {@code directory} and everything in it, as far as it can; a folder left behind is harmless. */
+    public static void deleteDirectory(Path directory) {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException ignored) {
+            // deleted meanwhile, or a temp folder left behind
+        }
+    }
+
+    /**
+     * Returns a loopback port that is free now and is not 6379. Another process may take it before
+     * a server binds it: {@link #awaitOwnServer} tells.
+     */
+    public static int freePort() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(false);
+                socket.bind(new InetSocketAddress("127.0.0.1", 0));
+                int port = socket.getLocalPort();
+                if (port != 6379) {
+                    return port;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        throw new IllegalStateException("No free loopback port found");
+    }
+}
