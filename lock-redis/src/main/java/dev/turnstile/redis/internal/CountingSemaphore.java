@@ -204,15 +204,12 @@ final class CountingSemaphore implements RedisSemaphore {
 
     /** The lease on a permit a release of this process granted a fair waiter of this process. */
     private ManagedLease offered(String id, @Nullable Duration leaseTime, PermitQueues.FairOffer offer) {
-        Duration lease =
-                leaseTime != null ? leaseTime : this.deployment.options().defaultLease();
         return ManagedLease.granted(
                 this.deployment.leases(),
                 LeaseKind.SEMAPHORE,
                 this.name,
                 offer.fencingToken(),
-                lease,
-                leaseTime == null,
+                LeaseTerms.of(leaseTime, this.deployment.options()),
                 offer.sentNanos(),
                 PermitGrant.fair(this.deployment, this.queues, this.name, id, offer.grantedAtMillis(), this.limit),
                 LocalPlace.NONE);
