@@ -102,7 +102,7 @@ final class CountingSemaphore implements RedisSemaphore {
             ManagedLease lease = awaitFair(id, fixed, waits, deadline, start);
             return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
         }
-        PermitQueues.Entry entry;
+        PermitQueue.Entry entry;
         try {
             entry = this.queues.enter(this.name, this.limit, waits, deadline);
         } catch (InterruptedException e) {
@@ -111,8 +111,8 @@ final class CountingSemaphore implements RedisSemaphore {
         if (entry == null) {
             return Optional.empty();
         }
-        PermitQueues.PermitQueue queue = entry.queue();
-        PermitQueues.PermitHandOff handOff = entry.handOff();
+        PermitQueue queue = entry.queue();
+        PermitQueue.PermitHandOff handOff = entry.handOff();
         if (handOff != null) {
             ManagedLease passed = passedOn(handOff, fixed, queue);
             if (passed != null) {
@@ -157,7 +157,7 @@ final class CountingSemaphore implements RedisSemaphore {
             }
             return lease == null ? null : Acquisition.start(lease, () -> interrupted(start));
         }
-        PermitQueues.FairSlot slot = this.queues.waitFair(id);
+        FairSlot slot = this.queues.waitFair(id);
         ManagedLease lease;
         try {
             lease = WaitLoop.acquireInQueue(
@@ -167,7 +167,7 @@ final class CountingSemaphore implements RedisSemaphore {
                     () -> attemptFair(id, leaseTime, slot));
             if (lease == null) {
                 // Handed a permit at the last moment: take it.
-                PermitQueues.FairOffer offer = slot.close();
+                FairSlot.FairOffer offer = slot.close();
                 lease = offer == null ? null : offered(id, leaseTime, offer);
             }
         } catch (InterruptedException e) {
@@ -189,9 +189,8 @@ final class CountingSemaphore implements RedisSemaphore {
     }
 
     /** One try of a queued fair waiter: the grant a release of this process offered, else Redis. */
-    private WaitLoop.Outcome<ManagedLease> attemptFair(
-            String id, @Nullable Duration leaseTime, PermitQueues.FairSlot slot) {
-        PermitQueues.FairOffer offer = slot.take();
+    private WaitLoop.Outcome<ManagedLease> attemptFair(String id, @Nullable Duration leaseTime, FairSlot slot) {
+        FairSlot.FairOffer offer = slot.take();
         if (offer != null) {
             return WaitLoop.Outcome.granted(offered(id, leaseTime, offer));
         }
@@ -203,7 +202,7 @@ final class CountingSemaphore implements RedisSemaphore {
     }
 
     /** The lease on a permit a release of this process granted a fair waiter of this process. */
-    private ManagedLease offered(String id, @Nullable Duration leaseTime, PermitQueues.FairOffer offer) {
+    private ManagedLease offered(String id, @Nullable Duration leaseTime, FairSlot.FairOffer offer) {
         return ManagedLease.granted(
                 this.deployment.leases(),
                 LeaseKind.SEMAPHORE,
@@ -220,13 +219,13 @@ final class CountingSemaphore implements RedisSemaphore {
      * left to be worth holding: the caller then releases it in Redis and contends there.
      */
     private @Nullable ManagedLease passedOn(
-            PermitQueues.PermitHandOff handOff, @Nullable Duration leaseTime, PermitQueues.PermitQueue queue) {
+            PermitQueue.PermitHandOff handOff, @Nullable Duration leaseTime, PermitQueue queue) {
         LeaseTerms terms = LeaseTerms.of(leaseTime, this.deployment.options());
         Duration lease = terms.leaseTime();
         if (handOff.keyDeadlineNanos() - System.nanoTime() <= LocalGates.minLeftToPass(lease.toNanos())) {
             return null;
         }
-        PermitQueues.PermitCohort cohort = handOff.cohort();
+        PermitCohort cohort = handOff.cohort();
         if (log.isTraceEnabled()) {
             log.trace(
                     "Permit {} of semaphore '{}' passed on locally (fencing token {})",
@@ -277,7 +276,7 @@ final class CountingSemaphore implements RedisSemaphore {
      *     fair semaphore (no local queue, no local pass)
      */
     private WaitLoop.Outcome<ManagedLease> attempt(
-            String id, @Nullable Duration leaseTime, boolean staysQueued, PermitQueues.@Nullable PermitQueue queue) {
+            String id, @Nullable Duration leaseTime, boolean staysQueued, @Nullable PermitQueue queue) {
         LeaseTerms terms = LeaseTerms.of(leaseTime, this.deployment.options());
         Duration lease = terms.leaseTime();
         // Every grant that may pass on reserves tokens for the holders its permit may pass to (read
@@ -299,7 +298,7 @@ final class CountingSemaphore implements RedisSemaphore {
             LocalPlace place = LocalPlace.NONE;
             if (queue != null) {
                 queue.offerTokens(sent, value, holders);
-                place = queue.place(new PermitQueues.PermitCohort(
+                place = queue.place(new PermitCohort(
                         id,
                         holders,
                         this.deployment.options().cohortMaxAge().toNanos(),
@@ -375,7 +374,7 @@ final class CountingSemaphore implements RedisSemaphore {
      * the local holders it passes to; null if the permit is no longer held or, under {@code
      * minReplicas}, the tokens reached too few replicas (a failover could lose them).
      */
-    private PermitQueues.@Nullable Reserved reserveTokens(String id, long leaseNanos, int holders) {
+    private PermitCohort.@Nullable Reserved reserveTokens(String id, long leaseNanos, int holders) {
         Duration lease = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
         List<String> keys = List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name));
         String operation = "renew a permit of semaphore '" + this.name + "'";
@@ -401,7 +400,7 @@ final class CountingSemaphore implements RedisSemaphore {
         if ((Long) reply.get(0) != 1) {
             return null;
         }
-        return new PermitQueues.Reserved(sent, sent + lease.toNanos(), (Long) reply.get(1));
+        return new PermitCohort.Reserved(sent, sent + lease.toNanos(), (Long) reply.get(1));
     }
 
     /**
@@ -434,8 +433,8 @@ final class CountingSemaphore implements RedisSemaphore {
     }
 
     /** Releases a permit passed on to this thread, which does not hold it, and tells its chain what Redis said. */
-    private void giveBack(PermitQueues.PermitHandOff handOff) {
-        PermitQueues.PermitCohort cohort = handOff.cohort();
+    private void giveBack(PermitQueue.PermitHandOff handOff) {
+        PermitCohort cohort = handOff.cohort();
         long result;
         try {
             result = PermitGrant.release(this.deployment, this.name, cohort.permitId());

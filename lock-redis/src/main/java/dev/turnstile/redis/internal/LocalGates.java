@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -83,14 +82,6 @@ final class LocalGates {
      */
     record Entry(Gate gate, @Nullable HandOff handOff, boolean yieldFirst) {}
 
-    /** A queued thread. */
-    private static final class Waiter {
-
-        final Thread thread = Thread.currentThread();
-        /** Set under the gate's lock when the waiter is let in; null while it waits. */
-        volatile @Nullable Entry admitted;
-    }
-
     /** One name's gate. */
     final class Gate {
 
@@ -101,7 +92,7 @@ final class LocalGates {
         final String fenceKey;
         final String channel;
         private final ReentrantLock lock = new ReentrantLock();
-        private final ArrayDeque<Waiter> queue = new ArrayDeque<>(4);
+        private final ArrayDeque<QueuedThread<Entry>> queue = new ArrayDeque<>(4);
         private boolean occupied;
         /**
          * Threads inside or queued. Once it drops to 0 the gate is done: nobody joins it again, and
@@ -134,46 +125,19 @@ final class LocalGates {
         }
 
         private @Nullable Entry await(long deadlineNanos) throws InterruptedException {
-            Waiter waiter;
+            QueuedThread<Entry> waiter;
             this.lock.lock();
             try {
                 if (!this.occupied) {
                     this.occupied = true;
                     return this.entered;
                 }
-                waiter = new Waiter();
+                waiter = new QueuedThread<>();
                 this.queue.addLast(waiter);
             } finally {
                 this.lock.unlock();
             }
-            while (true) {
-                Entry admitted = waiter.admitted;
-                if (admitted != null) {
-                    return admitted;
-                }
-                long remaining = deadlineNanos - System.nanoTime();
-                if (remaining <= 0 || Thread.interrupted()) {
-                    boolean interrupted = remaining > 0;
-                    this.lock.lock();
-                    try {
-                        if (waiter.admitted != null) {
-                            // Let in at the last moment: take it (the caller checks the interrupt).
-                            if (interrupted) {
-                                Thread.currentThread().interrupt();
-                            }
-                            return waiter.admitted;
-                        }
-                        this.queue.remove(waiter);
-                    } finally {
-                        this.lock.unlock();
-                    }
-                    if (interrupted) {
-                        throw new InterruptedException("interrupted while queued for lock '" + this.name + "'");
-                    }
-                    return null;
-                }
-                LockSupport.parkNanos(this, remaining);
-            }
+            return waiter.await(deadlineNanos, this, this.lock, this.queue, "lock '" + this.name + "'");
         }
 
         /**
@@ -215,7 +179,7 @@ final class LocalGates {
          *     must release in Redis
          */
         private boolean handOff(Cohort cohort, long keyDeadlineNanos, long nowNanos) {
-            Waiter next;
+            QueuedThread<Entry> next;
             this.lock.lock();
             try {
                 next = this.queue.peekFirst();
@@ -227,11 +191,11 @@ final class LocalGates {
                     return false;
                 }
                 this.queue.pollFirst();
-                next.admitted = new Entry(this, new HandOff(cohort, token, keyDeadlineNanos, nowNanos), false);
+                next.admit(new Entry(this, new HandOff(cohort, token, keyDeadlineNanos, nowNanos), false));
             } finally {
                 this.lock.unlock();
             }
-            LockSupport.unpark(next.thread);
+            next.wake();
             leave(this);
             return true;
         }
@@ -244,20 +208,20 @@ final class LocalGates {
          *     occupant lets it try first
          */
         void exit(long waitersElsewhere) {
-            Waiter next;
+            QueuedThread<Entry> next;
             this.lock.lock();
             try {
                 next = this.queue.pollFirst();
                 if (next == null) {
                     this.occupied = false;
                 } else {
-                    next.admitted = new Entry(this, null, waitersElsewhere > 0);
+                    next.admit(new Entry(this, null, waitersElsewhere > 0));
                 }
             } finally {
                 this.lock.unlock();
             }
             if (next != null) {
-                LockSupport.unpark(next.thread);
+                next.wake();
             }
             leave(this);
         }

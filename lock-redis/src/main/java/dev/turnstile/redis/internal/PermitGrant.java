@@ -102,7 +102,7 @@ final class PermitGrant implements Grant {
                                 id.substring(0, id.lastIndexOf(':') + 1)));
         long now = (Long) reply.get(1);
         for (int i = 2; i + 1 < reply.size(); i += 2) {
-            waiters.offerFair((String) reply.get(i), new PermitQueues.FairOffer((Long) reply.get(i + 1), sent, now));
+            waiters.offerFair((String) reply.get(i), new FairSlot.FairOffer((Long) reply.get(i + 1), sent, now));
         }
         return (Long) reply.get(0);
     }
