@@ -29,6 +29,16 @@ final class LocalGates {
         return Math.min(MIN_LEFT_TO_PASS_NANOS, leaseNanos / 10);
     }
 
+    /**
+     * Whether a grant passed on, which lives in Redis at least until {@code keyDeadlineNanos}, has
+     * enough left to be worth holding on {@code terms}; if not, the receiver releases it in Redis and
+     * contends there.
+     */
+    static boolean worthHolding(long keyDeadlineNanos, LeaseTerms terms) {
+        return keyDeadlineNanos - System.nanoTime()
+                > minLeftToPass(terms.leaseTime().toNanos());
+    }
+
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
     private final RedisKeys keys;
 
