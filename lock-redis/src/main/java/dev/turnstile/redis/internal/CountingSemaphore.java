@@ -50,7 +50,9 @@ final class CountingSemaphore implements RedisSemaphore {
         this.limit = limit;
         this.fair = fair;
         this.calls = new PermitCalls(deployment, queues, name, limit, fair);
-        this.fairWait = fair ? new FairPermitWait(deployment, queues, this.calls, name, limit) : null;
+        this.fairWait = fair
+                ? new FairPermitWait(deployment.signals(), deployment.keys().semaphoreChannel(name), queues, this.calls)
+                : null;
     }
 
     /**

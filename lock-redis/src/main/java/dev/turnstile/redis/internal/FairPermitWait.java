@@ -1,6 +1,5 @@
 package dev.turnstile.redis.internal;
 
-import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.TurnstileException;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -16,19 +15,20 @@ import org.jspecify.annotations.Nullable;
  */
 final class FairPermitWait {
 
-    private final RedisDeployment deployment;
+    private final ReleaseSignals signals;
+    private final String channel;
     private final PermitQueues queues;
     private final PermitCalls calls;
-    private final String name;
-    private final int limit;
 
-    /** The waits for fair semaphore {@code name}, whose calls are {@code calls}. */
-    FairPermitWait(RedisDeployment deployment, PermitQueues queues, PermitCalls calls, String name, int limit) {
-        this.deployment = deployment;
+    /**
+     * The waits for a fair semaphore whose releases are signalled on {@code channel}, whose waiters
+     * of this process are offered permits in {@code queues}, and whose calls are {@code calls}.
+     */
+    FairPermitWait(ReleaseSignals signals, String channel, PermitQueues queues, PermitCalls calls) {
+        this.signals = signals;
+        this.channel = channel;
         this.queues = queues;
         this.calls = calls;
-        this.name = name;
-        this.limit = limit;
     }
 
     /**
@@ -58,15 +58,11 @@ final class FairPermitWait {
         FairSlot slot = this.queues.waitFair(id);
         ManagedLease lease;
         try {
-            lease = WaitLoop.acquireInQueue(
-                    this.deployment.signals(),
-                    this.deployment.keys().semaphoreChannel(this.name),
-                    deadline,
-                    () -> attempt(id, terms, slot));
+            lease = WaitLoop.acquireInQueue(this.signals, this.channel, deadline, () -> attempt(id, terms, slot));
             if (lease == null) {
                 // Handed a permit at the last moment: take it.
                 FairSlot.FairOffer offer = slot.close();
-                lease = offer == null ? null : offered(id, terms, offer);
+                lease = offer == null ? null : this.calls.offered(id, terms, offer);
             }
         } catch (InterruptedException e) {
             slot.close();
@@ -90,25 +86,12 @@ final class FairPermitWait {
     private WaitLoop.Outcome<ManagedLease> attempt(String id, LeaseTerms terms, FairSlot slot) {
         FairSlot.FairOffer offer = slot.take();
         if (offer != null) {
-            return WaitLoop.Outcome.granted(offered(id, terms, offer));
+            return WaitLoop.Outcome.granted(this.calls.offered(id, terms, offer));
         }
         WaitLoop.Outcome<ManagedLease> outcome = this.calls.attempt(id, terms, true, null);
         if (outcome.grant() != null) {
             slot.close(); // an offer of the same permit is no longer needed
         }
         return outcome;
-    }
-
-    /** The lease on a permit a release of this process granted a fair waiter of this process. */
-    private ManagedLease offered(String id, LeaseTerms terms, FairSlot.FairOffer offer) {
-        return ManagedLease.granted(
-                this.deployment.leases(),
-                LeaseKind.SEMAPHORE,
-                this.name,
-                offer.fencingToken(),
-                terms,
-                offer.sentNanos(),
-                PermitGrant.fair(this.deployment, this.queues, this.name, id, offer.grantedAtMillis(), this.limit),
-                LocalPlace.NONE);
     }
 }

@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
  * One semaphore's calls to Redis about its permits, fair or unfair: a try to acquire (which, for a
  * fair semaphore, takes or keeps the waiter's ticket in Redis's queue), the renewal that reserves
  * fresh tokens for a local pass, leaving the fair queue, and releasing a permit a call may have
- * granted. Each call that can grant frees what it may have granted when it fails; none retries.
+ * granted; and the lease on each permit granted (by a call, or by a release of this process that
+ * handed it to a fair waiter). Each call that can grant frees what it may have granted when it
+ * fails; none retries.
  */
 final class PermitCalls {
 
@@ -79,9 +81,7 @@ final class PermitCalls {
                     value,
                     terms,
                     sent,
-                    this.fair
-                            ? PermitGrant.fair(this.deployment, this.queues, this.name, id, grantedAt, this.limit)
-                            : new PermitGrant(this.deployment, this.name, id, grantedAt),
+                    this.fair ? fairGrant(id, grantedAt) : new PermitGrant(this.deployment, this.name, id, grantedAt),
                     place));
         }
         long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
@@ -90,6 +90,24 @@ final class PermitCalls {
         return reply.size() > 2
                 ? WaitLoop.Outcome.queued(hint, (Long) reply.get(2), WAITER_TTL.toNanos() / 3)
                 : WaitLoop.Outcome.busy(hint);
+    }
+
+    /** The lease on a permit a release of this process handed to fair waiter {@code id} of this process. */
+    ManagedLease offered(String id, LeaseTerms terms, FairSlot.FairOffer offer) {
+        return ManagedLease.granted(
+                this.deployment.leases(),
+                LeaseKind.SEMAPHORE,
+                this.name,
+                offer.fencingToken(),
+                terms,
+                offer.sentNanos(),
+                fairGrant(id, offer.grantedAtMillis()),
+                LocalPlace.NONE);
+    }
+
+    /** Fair permit {@code id}, granted at the server's {@code grantedAtMillis}: its release offers it on. */
+    private PermitGrant fairGrant(String id, long grantedAtMillis) {
+        return PermitGrant.fair(this.deployment, this.queues, this.name, id, grantedAtMillis, this.limit);
     }
 
     private Object runUnfair(String id, LeaseTerms terms, int holders) {
