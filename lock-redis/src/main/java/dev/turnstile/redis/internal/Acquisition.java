@@ -1,6 +1,7 @@
 package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.TurnstileException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -12,12 +13,20 @@ import org.jspecify.annotations.Nullable;
  */
 final class Acquisition {
 
+    /**
+     * How long a thread let in by a release that another process was told of waits for that process
+     * to take the grant before it tries (the lock cohort's head start).
+     */
+    private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     private Acquisition() {}
 
     /**
      * Waits for a grant until {@code deadlineNanos} and starts it.
      *
-     * @param courtesyNanos how long to wait for a release signal before the first try (0: none)
+     * @param yieldFirst whether another process was told of the release that let this thread in: it
+     *     gets a head start (a wait for a release signal, at most until the deadline) before the
+     *     first try
      * @param giveUp run when no lease comes out of the wait: no grant in time, an interrupt, a failure
      * @param interrupted the exception for an interrupted thread (which keeps its interrupt flag)
      * @return the started lease, or null if the deadline passed first
@@ -26,10 +35,12 @@ final class Acquisition {
             ReleaseSignals signals,
             String channel,
             long deadlineNanos,
-            long courtesyNanos,
+            boolean yieldFirst,
             WaitLoop.Attempt<L> attempt,
             Runnable giveUp,
             Supplier<? extends TurnstileException> interrupted) {
+        long remaining = deadlineNanos - System.nanoTime();
+        long courtesyNanos = remaining > 0 && yieldFirst ? Math.min(COURTESY_NANOS, remaining) : 0;
         L lease;
         try {
             lease = WaitLoop.acquire(signals, channel, deadlineNanos, courtesyNanos, attempt);

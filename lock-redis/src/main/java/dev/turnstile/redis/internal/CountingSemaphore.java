@@ -9,41 +9,39 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The counting semaphore on one Redis deployment: {@link RedisSemaphore}'s implementation.
+ * The counting semaphore on one Redis deployment: {@link RedisSemaphore}'s implementation. Its calls
+ * to Redis are {@link PermitCalls}.
  *
- * <p>Waiting threads of one process queue in that process ({@link PermitQueues}): at most {@code
+ * <p>Waiting threads of one process queue in that process ({@link PermitQueue}): at most {@code
  * limit} of them hold or contend in Redis, and a holder that releases while others queue may pass
  * its permit to the first of them without a Redis round trip, under the bounds and conditions
- * {@link PermitQueues} states. A try that does not wait goes to Redis at once.
+ * {@link PermitQueue} states. A try that does not wait goes to Redis at once.
  *
  * <p>A fair semaphore never queues in the process and never passes a permit on locally: each of
  * its waiters takes its ticket in Redis's queue on arrival and is granted in ticket order, so
- * arrival order holds across processes.
+ * arrival order holds across processes ({@link FairPermitWait}).
+ *
+ * <p>{@code leaseTime == null} means the default lease, renewed by the watchdog; a given lease time
+ * is not renewed. Both are decided once, where an acquire enters, as {@link LeaseTerms}, which the
+ * acquire script and the lease take unchanged.
  */
 final class CountingSemaphore implements RedisSemaphore {
 
     private static final Logger log = LoggerFactory.getLogger(CountingSemaphore.class);
-
-    /**
-     * How long a thread let in by a release that another process was told of waits for that
-     * process to take the permit before it tries (the lock cohort's head start).
-     */
-    private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
-    /** How long a fair waiter keeps its place without calling again (it calls at least every 1.7 s). */
-    private static final Duration WAITER_TTL = Duration.ofSeconds(5);
 
     private final RedisDeployment deployment;
     private final PermitQueues queues;
     private final String name;
     private final int limit;
     private final boolean fair;
+    private final PermitCalls calls;
+    /** The waits of a fair semaphore; null for an unfair one. */
+    private final @Nullable FairPermitWait fairWait;
 
     private CountingSemaphore(RedisDeployment deployment, PermitQueues queues, String name, int limit, boolean fair) {
         this.deployment = deployment;
@@ -51,6 +49,10 @@ final class CountingSemaphore implements RedisSemaphore {
         this.name = name;
         this.limit = limit;
         this.fair = fair;
+        this.calls = new PermitCalls(deployment, queues, name, limit, fair);
+        this.fairWait = fair
+                ? new FairPermitWait(deployment.signals(), deployment.keys().semaphoreChannel(name), queues, this.calls)
+                : null;
     }
 
     /**
@@ -91,25 +93,18 @@ final class CountingSemaphore implements RedisSemaphore {
     @Override
     public Optional<Permit> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
         Arguments.requireNonNegative(wait, "wait");
-        Duration fixed = leaseTime == null ? null : Arguments.requireLease(leaseTime, "leaseTime");
+        LeaseTerms terms = LeaseTerms.of(leaseTime, this.deployment.options());
         this.deployment.leases().requireOpen();
         long start = System.nanoTime();
         long deadline = start + wait.toNanos();
         boolean waits = !wait.isZero();
-        if (this.fair) {
+        if (this.fairWait != null) {
             // Strict arrival order across processes: every waiter queues in Redis, none here.
             String id = this.deployment.leases().newOwnerToken();
-            ManagedLease lease = Acquisition.await(
-                    this.deployment.signals(),
-                    keys().semaphoreChannel(this.name),
-                    deadline,
-                    0,
-                    () -> attempt(id, fixed, waits, null),
-                    () -> leaveQueue(id),
-                    () -> interrupted(start));
+            ManagedLease lease = this.fairWait.await(id, terms, waits, deadline, () -> interrupted(start));
             return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
         }
-        PermitQueues.Entry entry;
+        PermitQueue.Entry entry;
         try {
             entry = this.queues.enter(this.name, this.limit, waits, deadline);
         } catch (InterruptedException e) {
@@ -118,10 +113,10 @@ final class CountingSemaphore implements RedisSemaphore {
         if (entry == null) {
             return Optional.empty();
         }
-        PermitQueues.PermitQueue queue = entry.queue();
-        PermitQueues.PermitHandOff handOff = entry.handOff();
+        PermitQueue queue = entry.queue();
+        PermitQueue.PermitHandOff handOff = entry.handOff();
         if (handOff != null) {
-            ManagedLease passed = passedOn(handOff, fixed, queue);
+            ManagedLease passed = passedOn(handOff, terms, queue);
             if (passed != null) {
                 return Optional.of(new PermitLease(
                         Acquisition.start(passed, () -> interrupted(start)),
@@ -129,21 +124,16 @@ final class CountingSemaphore implements RedisSemaphore {
             }
             // Too little of the permit is left to hold (this thread was slow to wake): back to Redis,
             // and if it was gone already, those who passed it on held it without Redis.
-            giveBack(handOff);
+            this.calls.giveBack(handOff);
         }
         String id = this.deployment.leases().newOwnerToken();
-        long remaining = deadline - System.nanoTime();
-        long courtesy = remaining > 0 && entry.yieldFirst() ? Math.min(COURTESY_NANOS, remaining) : 0;
         ManagedLease lease = Acquisition.await(
                 this.deployment.signals(),
                 keys().semaphoreChannel(this.name),
                 deadline,
-                courtesy,
-                () -> attempt(id, fixed, waits, queue),
-                () -> {
-                    leaveQueue(id);
-                    queue.exit();
-                },
+                entry.yieldFirst(),
+                () -> this.calls.attempt(id, terms, waits, queue),
+                queue::exit,
                 () -> interrupted(start));
         return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
     }
@@ -152,14 +142,11 @@ final class CountingSemaphore implements RedisSemaphore {
      * The lease on a permit the previous local holder passed on, or null when too little of it is
      * left to be worth holding: the caller then releases it in Redis and contends there.
      */
-    private @Nullable ManagedLease passedOn(
-            PermitQueues.PermitHandOff handOff, @Nullable Duration leaseTime, PermitQueues.PermitQueue queue) {
-        LeaseTerms terms = LeaseTerms.of(leaseTime, this.deployment.options());
-        Duration lease = terms.leaseTime();
-        if (handOff.keyDeadlineNanos() - System.nanoTime() <= LocalGates.minLeftToPass(lease.toNanos())) {
+    private @Nullable ManagedLease passedOn(PermitQueue.PermitHandOff handOff, LeaseTerms terms, PermitQueue queue) {
+        if (!LocalGates.worthHolding(handOff.keyDeadlineNanos(), terms)) {
             return null;
         }
-        PermitQueues.PermitCohort cohort = handOff.cohort();
+        PermitCohort cohort = handOff.cohort();
         if (log.isTraceEnabled()) {
             log.trace(
                     "Permit {} of semaphore '{}' passed on locally (fencing token {})",
@@ -201,187 +188,6 @@ final class CountingSemaphore implements RedisSemaphore {
     @Override
     public String toString() {
         return "RedisSemaphore['" + this.name + "', limit " + this.limit + (this.fair ? ", fair" : "") + "]";
-    }
-
-    /**
-     * One try in Redis.
-     *
-     * @param queue this process's queue of the semaphore, whose place the lease takes; null for a
-     *     fair semaphore (no local queue, no local pass)
-     */
-    private WaitLoop.Outcome<ManagedLease> attempt(
-            String id, @Nullable Duration leaseTime, boolean staysQueued, PermitQueues.@Nullable PermitQueue queue) {
-        LeaseTerms terms = LeaseTerms.of(leaseTime, this.deployment.options());
-        Duration lease = terms.leaseTime();
-        // Every grant that may pass on reserves tokens for the holders its permit may pass to (read
-        // once: the script and the cohort must agree).
-        int holders = queue == null ? 1 : this.deployment.options().cohortHolders();
-        long sent = System.nanoTime();
-        List<?> reply;
-        try {
-            reply = (List<?>) (this.fair ? runFair(id, lease, staysQueued, holders) : runUnfair(id, lease, holders));
-        } catch (RuntimeException e) {
-            // Unreachable, or a script that failed part-way: free what it may have granted.
-            releaseQuietly(id);
-            throw e;
-        }
-        long status = (Long) reply.get(0);
-        long value = (Long) reply.get(1);
-        if (status == 1) {
-            long grantedAt = (Long) reply.get(2);
-            LocalPlace place = LocalPlace.NONE;
-            if (queue != null) {
-                queue.offerTokens(sent, value, holders);
-                place = queue.place(new PermitQueues.PermitCohort(
-                        id,
-                        holders,
-                        this.deployment.options().cohortMaxAge().toNanos(),
-                        sent,
-                        grantedAt,
-                        (permitId, leaseNanos) -> reserveTokens(permitId, leaseNanos, holders)));
-            }
-            return WaitLoop.Outcome.granted(ManagedLease.granted(
-                    this.deployment.leases(),
-                    LeaseKind.SEMAPHORE,
-                    this.name,
-                    value,
-                    terms,
-                    sent,
-                    new PermitGrant(this.deployment, this.name, id, grantedAt),
-                    place));
-        }
-        long hint = value > 0 ? TimeUnit.MILLISECONDS.toNanos(value) : 0;
-        // A fair waiter with others ahead sleeps through the releases that go to them.
-        return reply.size() > 2
-                ? WaitLoop.Outcome.queued(hint, (Long) reply.get(2), WAITER_TTL.toNanos() / 3)
-                : WaitLoop.Outcome.busy(hint);
-    }
-
-    private Object runUnfair(String id, Duration lease, int holders) {
-        return run(
-                SemaphoreScripts.ACQUIRE,
-                "acquire a permit of semaphore '" + this.name + "'",
-                List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name)),
-                List.of(
-                        id,
-                        Integer.toString(this.limit),
-                        Long.toString(lease.toMillis()),
-                        this.deployment.options().fenceTtlMillis(lease),
-                        Integer.toString(holders)));
-    }
-
-    private Object runFair(String id, Duration lease, boolean staysQueued, int holders) {
-        return run(
-                SemaphoreScripts.ACQUIRE_FAIR,
-                "acquire a permit of fair semaphore '" + this.name + "'",
-                List.of(
-                        keys().semaphore(this.name),
-                        keys().semaphoreFence(this.name),
-                        keys().semaphoreQueue(this.name),
-                        keys().semaphoreQueueAlive(this.name),
-                        keys().semaphoreTicket(this.name)),
-                List.of(
-                        id,
-                        Integer.toString(this.limit),
-                        Long.toString(lease.toMillis()),
-                        this.deployment.options().fenceTtlMillis(lease),
-                        Long.toString(WAITER_TTL.toMillis()),
-                        staysQueued ? "1" : "0",
-                        keys().semaphoreChannel(this.name),
-                        this.deployment.signalMode().publishCommand(),
-                        Integer.toString(holders)));
-    }
-
-    /** Runs an acquire script; with {@code minReplicas}, a grant must reach the replicas or is released. */
-    private Object run(LuaScript script, String operation, List<String> keys, List<String> args) {
-        return this.deployment
-                .scripts()
-                .evalGranting(
-                        script,
-                        operation,
-                        keys,
-                        args,
-                        "A permit of semaphore '" + this.name + "'",
-                        () -> releaseQuietly(args.get(0)));
-    }
-
-    /**
-     * Renews permit {@code id} for {@code leaseNanos} and reserves {@code holders} fresh tokens for
-     * the local holders it passes to; null if the permit is no longer held or, under {@code
-     * minReplicas}, the tokens reached too few replicas (a failover could lose them).
-     */
-    private PermitQueues.@Nullable Reserved reserveTokens(String id, long leaseNanos, int holders) {
-        Duration lease = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
-        List<String> keys = List.of(keys().semaphore(this.name), keys().semaphoreFence(this.name));
-        String operation = "renew a permit of semaphore '" + this.name + "'";
-        List<String> args = List.of(
-                id,
-                Long.toString(lease.toMillis()),
-                this.deployment.options().fenceTtlMillis(lease),
-                Integer.toString(holders));
-        long sent = System.nanoTime();
-        List<?> reply;
-        int minReplicas = this.deployment.options().minReplicas();
-        if (minReplicas > 0) {
-            // The reserved tokens must survive a failover, as a grant's do: else no pass.
-            ScriptRunner.Replicated replicated =
-                    this.deployment.scripts().evalReplicated(SemaphoreScripts.RESERVE, operation, keys, args);
-            reply = (List<?>) replicated.reply();
-            if (replicated.replicas() < minReplicas) {
-                return null; // the permit goes back to Redis instead of passing on with those tokens
-            }
-        } else {
-            reply = (List<?>) this.deployment.scripts().eval(SemaphoreScripts.RESERVE, operation, keys, args);
-        }
-        if ((Long) reply.get(0) != 1) {
-            return null;
-        }
-        return new PermitQueues.Reserved(sent, sent + lease.toNanos(), (Long) reply.get(1));
-    }
-
-    /** A fair waiter that gives up must not keep its place at the head of the queue. */
-    private void leaveQueue(String id) {
-        if (!this.fair) {
-            return;
-        }
-        try {
-            this.deployment
-                    .scripts()
-                    .eval(
-                            SemaphoreScripts.LEAVE_QUEUE,
-                            "leave the queue of semaphore '" + this.name + "'",
-                            List.of(keys().semaphoreQueue(this.name), keys().semaphoreQueueAlive(this.name)),
-                            List.of(
-                                    id,
-                                    keys().semaphoreChannel(this.name),
-                                    this.deployment.signalMode().publishCommand()));
-        } catch (RuntimeException ignored) {
-            // unreachable: the place expires after the waiter ttl
-        }
-    }
-
-    /** Releases a permit passed on to this thread, which does not hold it, and tells its chain what Redis said. */
-    private void giveBack(PermitQueues.PermitHandOff handOff) {
-        PermitQueues.PermitCohort cohort = handOff.cohort();
-        long result;
-        try {
-            result = PermitGrant.release(this.deployment, this.name, cohort.permitId());
-        } catch (RuntimeException e) {
-            return; // unreachable: the permit expires by its lease
-        }
-        if (result >= 0 || handOff.keyDeadlineNanos() - System.nanoTime() > 0) {
-            // Gone after its deadline, it may simply have expired: that says nothing of the holders before.
-            cohort.redisAnswered(result >= 0);
-        }
-    }
-
-    /** The call may have reached Redis before it failed: free what it may have granted, if we can. */
-    private void releaseQuietly(String id) {
-        try {
-            PermitGrant.release(this.deployment, this.name, id);
-        } catch (RuntimeException ignored) {
-            // still unreachable: the permit, if granted, expires by its lease
-        }
     }
 
     private SemaphoreFullException interrupted(long start) {

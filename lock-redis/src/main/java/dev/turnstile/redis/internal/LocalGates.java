@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -28,6 +27,16 @@ final class LocalGates {
     /** Returns how much of a grant must be left to pass it on to a holder whose lease is {@code leaseNanos}. */
     static long minLeftToPass(long leaseNanos) {
         return Math.min(MIN_LEFT_TO_PASS_NANOS, leaseNanos / 10);
+    }
+
+    /**
+     * Whether a grant passed on, which lives in Redis at least until {@code keyDeadlineNanos}, has
+     * enough left to be worth holding on {@code terms}; if not, the receiver releases it in Redis and
+     * contends there.
+     */
+    static boolean worthHolding(long keyDeadlineNanos, LeaseTerms terms) {
+        return keyDeadlineNanos - System.nanoTime()
+                > minLeftToPass(terms.leaseTime().toNanos());
     }
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
@@ -83,14 +92,6 @@ final class LocalGates {
      */
     record Entry(Gate gate, @Nullable HandOff handOff, boolean yieldFirst) {}
 
-    /** A queued thread. */
-    private static final class Waiter {
-
-        final Thread thread = Thread.currentThread();
-        /** Set under the gate's lock when the waiter is let in; null while it waits. */
-        volatile @Nullable Entry admitted;
-    }
-
     /** One name's gate. */
     final class Gate {
 
@@ -101,7 +102,7 @@ final class LocalGates {
         final String fenceKey;
         final String channel;
         private final ReentrantLock lock = new ReentrantLock();
-        private final ArrayDeque<Waiter> queue = new ArrayDeque<>(4);
+        private final ArrayDeque<QueuedThread<Entry>> queue = new ArrayDeque<>(4);
         private boolean occupied;
         /**
          * Threads inside or queued. Once it drops to 0 the gate is done: nobody joins it again, and
@@ -134,46 +135,19 @@ final class LocalGates {
         }
 
         private @Nullable Entry await(long deadlineNanos) throws InterruptedException {
-            Waiter waiter;
+            QueuedThread<Entry> waiter;
             this.lock.lock();
             try {
                 if (!this.occupied) {
                     this.occupied = true;
                     return this.entered;
                 }
-                waiter = new Waiter();
+                waiter = new QueuedThread<>();
                 this.queue.addLast(waiter);
             } finally {
                 this.lock.unlock();
             }
-            while (true) {
-                Entry admitted = waiter.admitted;
-                if (admitted != null) {
-                    return admitted;
-                }
-                long remaining = deadlineNanos - System.nanoTime();
-                if (remaining <= 0 || Thread.interrupted()) {
-                    boolean interrupted = remaining > 0;
-                    this.lock.lock();
-                    try {
-                        if (waiter.admitted != null) {
-                            // Let in at the last moment: take it (the caller checks the interrupt).
-                            if (interrupted) {
-                                Thread.currentThread().interrupt();
-                            }
-                            return waiter.admitted;
-                        }
-                        this.queue.remove(waiter);
-                    } finally {
-                        this.lock.unlock();
-                    }
-                    if (interrupted) {
-                        throw new InterruptedException("interrupted while queued for lock '" + this.name + "'");
-                    }
-                    return null;
-                }
-                LockSupport.parkNanos(this, remaining);
-            }
+            return waiter.await(deadlineNanos, this, this.lock, this.queue, "lock '" + this.name + "'");
         }
 
         /**
@@ -215,7 +189,7 @@ final class LocalGates {
          *     must release in Redis
          */
         private boolean handOff(Cohort cohort, long keyDeadlineNanos, long nowNanos) {
-            Waiter next;
+            QueuedThread<Entry> next;
             this.lock.lock();
             try {
                 next = this.queue.peekFirst();
@@ -227,11 +201,11 @@ final class LocalGates {
                     return false;
                 }
                 this.queue.pollFirst();
-                next.admitted = new Entry(this, new HandOff(cohort, token, keyDeadlineNanos, nowNanos), false);
+                next.admit(new Entry(this, new HandOff(cohort, token, keyDeadlineNanos, nowNanos), false));
             } finally {
                 this.lock.unlock();
             }
-            LockSupport.unpark(next.thread);
+            next.wake();
             leave(this);
             return true;
         }
@@ -244,20 +218,20 @@ final class LocalGates {
          *     occupant lets it try first
          */
         void exit(long waitersElsewhere) {
-            Waiter next;
+            QueuedThread<Entry> next;
             this.lock.lock();
             try {
                 next = this.queue.pollFirst();
                 if (next == null) {
                     this.occupied = false;
                 } else {
-                    next.admitted = new Entry(this, null, waitersElsewhere > 0);
+                    next.admit(new Entry(this, null, waitersElsewhere > 0));
                 }
             } finally {
                 this.lock.unlock();
             }
             if (next != null) {
-                LockSupport.unpark(next.thread);
+                next.wake();
             }
             leave(this);
         }

@@ -3,7 +3,7 @@ package dev.turnstile.redis.internal;
 /**
  * The place a lease holds in a queue of this process's threads, and what becomes of it when the
  * lease ends. A lock's leases have one ({@link LocalGates}: the lock cohort), and so do a
- * semaphore's permits ({@link PermitQueues}); a Redlock lease has {@link #NONE}.
+ * semaphore's permits ({@link PermitQueue}); a Redlock lease has {@link #NONE}.
  */
 interface LocalPlace {
 

@@ -2,8 +2,12 @@ package dev.turnstile.redis.internal;
 
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
-/** A permit's grant: a member of the semaphore's holders ZSET, renewed and released by its id. */
+/**
+ * A permit's grant: a member of the semaphore's holders ZSET, renewed and released by its id. A
+ * fair semaphore's release hands the freed permit to the head of its queue in the same script.
+ */
 final class PermitGrant implements Grant {
 
     private final RedisDeployment deployment;
@@ -12,9 +16,36 @@ final class PermitGrant implements Grant {
     private final String holdersKey;
     private final String channel;
     private final long grantedAtMillis;
+    /** The limit of a fair semaphore, whose release serves its queue; 0 for an unfair one. */
+    private final int fairLimit;
+    /** Where a fair release offers this process's waiters the permits it hands them; null if unfair. */
+    private final @Nullable PermitQueues fairWaiters;
 
     /** @param grantedAtMillis the server's clock when it granted, in milliseconds */
     PermitGrant(RedisDeployment deployment, String name, String id, long grantedAtMillis) {
+        this(deployment, name, id, grantedAtMillis, 0, null);
+    }
+
+    /**
+     * A permit of a fair semaphore of {@code limit} permits, whose release hands the permit to the
+     * head of the queue and offers it to the head in {@code waiters} when it waits in this process.
+     *
+     * @param grantedAtMillis the server's clock when it granted, in milliseconds
+     */
+    static PermitGrant fair(
+            RedisDeployment deployment, PermitQueues waiters, String name, String id, long grantedAtMillis, int limit) {
+        return new PermitGrant(deployment, name, id, grantedAtMillis, limit, waiters);
+    }
+
+    private PermitGrant(
+            RedisDeployment deployment,
+            String name,
+            String id,
+            long grantedAtMillis,
+            int fairLimit,
+            @Nullable PermitQueues fairWaiters) {
+        this.fairLimit = fairLimit;
+        this.fairWaiters = fairWaiters;
         this.deployment = deployment;
         this.name = name;
         this.id = id;
@@ -38,7 +69,78 @@ final class PermitGrant implements Grant {
 
     @Override
     public long release() {
-        return release(this.deployment, this.name, this.id);
+        return this.fairWaiters != null
+                ? releaseFair(this.deployment, this.fairWaiters, this.name, this.id, this.fairLimit)
+                : release(this.deployment, this.name, this.id);
+    }
+
+    /**
+     * Releases permit {@code id} of fair semaphore {@code name} and hands the free permits to the
+     * head of its queue; a head that waits in this process (its id has this process's prefix) is
+     * granted its full lease and its fencing token in the same script and is offered the grant in
+     * {@code waiters}. Returns -1
+     * if the permit was not held, else the waiters told.
+     */
+    static long releaseFair(RedisDeployment deployment, PermitQueues waiters, String name, String id, int limit) {
+        long sent = System.nanoTime();
+        List<?> reply = (List<?>) deployment
+                .scripts()
+                .eval(
+                        SemaphoreScripts.RELEASE_FAIR,
+                        "release a permit of fair semaphore '" + name + "'",
+                        fairKeys(deployment.keys(), name),
+                        List.of(
+                                id,
+                                Integer.toString(limit),
+                                "0",
+                                deployment.options().fenceTtlMillis(Duration.ZERO),
+                                "0",
+                                "0",
+                                deployment.keys().semaphoreChannel(name),
+                                deployment.signalMode().publishCommand(),
+                                "1",
+                                id.substring(0, id.lastIndexOf(':') + 1)));
+        long now = (Long) reply.get(1);
+        for (int i = 2; i + 1 < reply.size(); i += 2) {
+            waiters.offerFair((String) reply.get(i), new FairSlot.FairOffer((Long) reply.get(i + 1), sent, now));
+        }
+        return (Long) reply.get(0);
+    }
+
+    /** The keys of a fair semaphore's scripts: holders, fence, queue, alive, ticket counter. */
+    static List<String> fairKeys(RedisKeys keys, String name) {
+        return List.of(
+                keys.semaphore(name),
+                keys.semaphoreFence(name),
+                keys.semaphoreQueue(name),
+                keys.semaphoreQueueAlive(name),
+                keys.semaphoreTicket(name));
+    }
+
+    /**
+     * The arguments of a fair semaphore's scripts: permit id, limit, lease ms, fence ttl ms, waiter
+     * ttl ms, stay queued (1 or 0), release channel, publish command, tokens to reserve.
+     */
+    static List<String> fairArgs(
+            RedisDeployment deployment,
+            String name,
+            String id,
+            int limit,
+            String leaseMillis,
+            String fenceTtlMillis,
+            String waiterTtlMillis,
+            String staysQueued,
+            String reserve) {
+        return List.of(
+                id,
+                Integer.toString(limit),
+                leaseMillis,
+                fenceTtlMillis,
+                waiterTtlMillis,
+                staysQueued,
+                deployment.keys().semaphoreChannel(name),
+                deployment.signalMode().publishCommand(),
+                reserve);
     }
 
     /** Releases permit {@code id} of semaphore {@code name}; -1 if it was not held, else the waiters told. */

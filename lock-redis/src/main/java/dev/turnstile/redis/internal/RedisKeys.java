@@ -15,6 +15,9 @@ import org.jspecify.annotations.Nullable;
  * {prefix}:free:{name}          channel published on release
  * {prefix}:sem:{name}           ZSET    permit id, score = expiry (server ms)
  * {prefix}:sem:{name}:fence     STRING  the semaphore's fencing counter
+ * {prefix}:sem:{name}:queue     ZSET    fair mode: waiter id/lease ms, score = ticket
+ * {prefix}:sem:{name}:alive     ZSET    fair mode: waiter id/lease ms, score = its place's expiry (server ms)
+ * {prefix}:sem:{name}:ticket    STRING  fair mode: the ticket counter
  * {prefix}:sem:{name}:free      channel published on release
  * </pre>
  *
@@ -93,7 +96,10 @@ public final class RedisKeys {
         return semaphore(name) + ":free";
     }
 
-    /** Returns the waiters ZSET (member = permit id, score = ticket) of fair semaphore {@code name}. */
+    /**
+     * Returns the waiters ZSET (member = permit id, a slash and the lease in ms; score = ticket) of
+     * fair semaphore {@code name}.
+     */
     public String semaphoreQueue(String name) {
         return semaphore(name) + ":queue";
     }

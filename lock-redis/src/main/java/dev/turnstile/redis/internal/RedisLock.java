@@ -36,7 +36,6 @@ import org.slf4j.LoggerFactory;
 final class RedisLock implements NamedLock {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLock.class);
-    private static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final RedisDeployment deployment;
     private final LocalGates gates;
@@ -130,13 +129,11 @@ final class RedisLock implements NamedLock {
                             name, gate.lockKey, gate.channel, handOff.cohort().ownerToken())
                     > 0;
         }
-        long remaining = deadline - System.nanoTime();
-        long courtesy = remaining > 0 && yieldFirst ? Math.min(COURTESY_NANOS, remaining) : 0;
         return Optional.ofNullable(Acquisition.await(
                 this.deployment.signals(),
                 gate.channel,
                 deadline,
-                courtesy,
+                yieldFirst,
                 () -> attempt(name, terms, gate),
                 () -> gate.exit(-1),
                 () -> interrupted(name, start)));
@@ -147,8 +144,7 @@ final class RedisLock implements NamedLock {
      * is left to be worth holding: the caller then releases it in Redis and contends there.
      */
     private @Nullable ManagedLease passedOn(String name, HandOff handOff, LeaseTerms terms, LocalGates.Gate gate) {
-        if (handOff.keyDeadlineNanos() - System.nanoTime()
-                > LocalGates.minLeftToPass(terms.leaseTime().toNanos())) {
+        if (LocalGates.worthHolding(handOff.keyDeadlineNanos(), terms)) {
             if (log.isTraceEnabled()) {
                 log.trace("Lock '{}' passed on locally (fencing token {})", name, handOff.fencingToken());
             }

@@ -50,54 +50,159 @@ final class SemaphoreScripts {
             """);
 
     /**
-     * Fair acquire. KEYS: holders, fence, queue (score = ticket), alive (score = waiter expiry),
-     * ticket counter. ARGV: permit id, limit, lease ms, fence ttl ms (lease plus retention), waiter ttl ms, stay
-     * queued (1) or leave the queue on failure (0), release channel, PUBLISH or SPUBLISH, tokens to
-     * reserve. Returns {@code {1, fencing token, server time ms, waiters left in the queue}} or {@code
-     * {0, ms until the first permit expires, release signals that cannot serve this waiter yet}}.
+     * The fair queue's Lua, for scripts whose KEYS are: holders, fence, queue (member = waiter id,
+     * a slash and the waiter's lease in ms; score = ticket), alive (the same member, score = the
+     * waiter's liveness deadline, server ms), ticket counter; and whose ARGV[2] is the limit, ARGV[7]
+     * the release channel and ARGV[8] PUBLISH or SPUBLISH.
      *
-     * <p>A caller takes a ticket on its first call and keeps its place while it keeps calling (each
-     * call refreshes its liveness); waiters that stopped calling (crashed) are pruned after the
-     * waiter ttl. Only the head of the queue may take a free permit, so grants follow ticket order.
+     * <p>{@code prune_waiters(now)} drops the waiters whose liveness lapsed (their process stopped
+     * calling). {@code hand(now, waiter)} takes the head of the queue out of it and grants it a
+     * permit in the holders ZSET that lives only as long as the waiter's liveness: the waiter's next
+     * call takes it at its full lease with a fencing token; a waiter that crashed meanwhile frees it
+     * by then. Given a table, {@code hand} grants a waiter whose id starts with ARGV[10] (the
+     * releasing process's prefix) its full lease at once, issues its token (the counter kept for the
+     * lease plus ARGV[4], the retention) and appends {@code id, token} to the table: that process,
+     * alive as it releases, offers the waiter its grant without another call. {@code signal(count)} publishes one release signal per waiter that left the queue, so
+     * a waiter with {@code n} others ahead sleeps through {@code n} signals and wakes at its own.
      */
-    static final LuaScript ACQUIRE_FAIR = LuaScript.of(NOW + GRANT + """
+    private static final String QUEUE = """
+            local function prune_waiters(now)
+              local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 1000)
+              if #gone > 0 then
+                redis.call('ZREM', KEYS[3], unpack(gone))
+                redis.call('ZREM', KEYS[4], unpack(gone))
+              end
+              return #gone
+            end
+            local function hand(now, waiter, offers)
+              local alive = tonumber(redis.call('ZSCORE', KEYS[4], waiter))
+              redis.call('ZREM', KEYS[3], waiter)
+              redis.call('ZREM', KEYS[4], waiter)
+              if not alive or alive <= now then return 0 end
+              local id, lease = string.match(waiter, '^(.*)/(%d+)$')
+              local mine = offers and id and string.sub(id, 1, #ARGV[10]) == ARGV[10]
+              local expiry = alive
+              if mine then expiry = now + tonumber(lease) end
+              redis.call('ZADD', KEYS[1], expiry, id or waiter)
+              if redis.call('PTTL', KEYS[1]) < expiry - now then
+                redis.call('PEXPIRE', KEYS[1], expiry - now)
+              end
+              if mine then
+                table.insert(offers, id)
+                table.insert(offers, (fence_issue(KEYS[2], 1, tonumber(ARGV[4]) + tonumber(lease))))
+              end
+              return 1
+            end
+            local function serve(now, offers)
+              local left = 0
+              local free = tonumber(ARGV[2]) - redis.call('ZCARD', KEYS[1])
+              while free > 0 do
+                local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+                if not head then break end
+                free = free - hand(now, head, offers)
+                left = left + 1
+              end
+              return left
+            end
+            local function signal(count)
+              local told = 0
+              for i = 1, count do
+                told = redis.call(ARGV[8], ARGV[7], 'free')
+              end
+              return told
+            end
+            """;
+
+    /**
+     * Fair acquire. KEYS: holders, fence, queue, alive, ticket counter (see {@link #QUEUE}). ARGV:
+     * permit id, limit, lease ms, fence ttl ms (lease plus retention), waiter ttl ms, stay queued (1)
+     * or leave the queue on failure (0), release channel, PUBLISH or SPUBLISH, tokens to reserve.
+     * Returns {@code {1, fencing token, server time ms, waiters left in the queue}} or {@code {0, ms
+     * until the first permit expires, waiters ahead in the queue}}.
+     *
+     * <p>A caller takes a ticket on its first call; each call renews its liveness for the waiter
+     * ttl. Free permits go to the head of the queue in ticket order: to the caller when it is the
+     * head, else handed to the head (see {@link #QUEUE}). A caller that finds a permit handed to it
+     * takes it at its full lease (also a retry of a call whose reply was lost: the grant stands).
+     */
+    static final LuaScript ACQUIRE_FAIR = LuaScript.of(NOW + GRANT + QUEUE + """
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
             if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
               return {1, grant(now, tonumber(ARGV[9])), now, redis.call('ZCARD', KEYS[3])}
             end
-            local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 1000)
-            if #gone > 0 then
-              redis.call('ZREM', KEYS[3], unpack(gone))
-              redis.call('ZREM', KEYS[4], unpack(gone))
-              -- Waiters behind the crashed ones may now be at the head.
-              redis.call(ARGV[8], ARGV[7], 'free')
-            end
-            if not redis.call('ZSCORE', KEYS[3], ARGV[1]) then
-              redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[5]), ARGV[1])
+            local left = prune_waiters(now)
+            local me = ARGV[1] .. '/' .. ARGV[3]
+            if not redis.call('ZSCORE', KEYS[3], me) then
+              if redis.call('ZCARD', KEYS[3]) == 0 and redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+                signal(left)
+                return {1, grant(now, tonumber(ARGV[9])), now, 0}
+              end
+              redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[5]), me)
             end
             local ttl = tonumber(ARGV[5])
-            redis.call('ZADD', KEYS[4], now + ttl, ARGV[1])
+            redis.call('ZADD', KEYS[4], now + ttl, me)
             for i = 3, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
             local free = tonumber(ARGV[2]) - redis.call('ZCARD', KEYS[1])
-            if free > 0 and redis.call('ZRANK', KEYS[3], ARGV[1]) == 0 then
-              redis.call('ZREM', KEYS[3], ARGV[1])
-              redis.call('ZREM', KEYS[4], ARGV[1])
-              local token = grant(now, tonumber(ARGV[9]))
-              local queued = redis.call('ZCARD', KEYS[3])
-              if free > 1 and queued > 0 then
-                redis.call(ARGV[8], ARGV[7], 'free')
+            while free > 0 do
+              local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+              if head == me then
+                redis.call('ZREM', KEYS[3], me)
+                redis.call('ZREM', KEYS[4], me)
+                signal(left + 1)
+                return {1, grant(now, tonumber(ARGV[9])), now, redis.call('ZCARD', KEYS[3])}
               end
-              return {1, token, now, queued}
+              free = free - hand(now, head, nil)
+              left = left + 1
             end
-            -- Releases that must happen before this waiter can be served: one per waiter ahead that
-            -- finds no free permit, plus one for itself. The waiter sleeps through fewer signals.
-            local ahead = redis.call('ZRANK', KEYS[3], ARGV[1])
-            local skip = math.max(0, ahead - math.max(free, 0))
+            signal(left)
+            local ahead = redis.call('ZRANK', KEYS[3], me)
             if ARGV[6] == '0' then
-              redis.call('ZREM', KEYS[3], ARGV[1])
-              redis.call('ZREM', KEYS[4], ARGV[1])
+              redis.call('ZREM', KEYS[3], me)
+              redis.call('ZREM', KEYS[4], me)
             end
-            return {0, retryHint(now), skip}
+            return {0, retryHint(now), ahead}
+            """);
+
+    /**
+     * Fair release. KEYS and ARGV as {@link #ACQUIRE_FAIR} (ARGV[1] the permit id, ARGV[4] the fence
+     * retention ms; the lease, waiter ttl and reserve arguments unused), and ARGV[10] the releasing
+     * process's id prefix. Frees the permit and hands the free permits to the head of the queue.
+     * Returns {@code {-1 if the permit was not held (or had expired), else the subscribers told;
+     * server time ms; then id and fencing token of each head of the releasing process granted a
+     * permit}}.
+     */
+    static final LuaScript RELEASE_FAIR = LuaScript.of(NOW + FencingCounter.LUA + QUEUE + """
+            local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+            if not expiry then return {-1, now} end
+            redis.call('ZREM', KEYS[1], ARGV[1])
+            redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+            local offers = {}
+            local told = signal(prune_waiters(now) + serve(now, offers))
+            if tonumber(expiry) <= now then told = -1 end
+            local reply = {told, now}
+            for i = 1, #offers do reply[i + 2] = offers[i] end
+            return reply
+            """);
+
+    /**
+     * Leaves the fair queue (timeout, interrupt, error). KEYS and ARGV as {@link #ACQUIRE_FAIR} (the
+     * permit id and lease ms name the place; the fence, ttl and reserve arguments unused). A
+     * permit already handed to the waiter is freed and handed on, so none leaks; the waiters behind
+     * are told they moved up.
+     */
+    static final LuaScript LEAVE_QUEUE = LuaScript.of(NOW + QUEUE + """
+            local left = 0
+            local me = ARGV[1] .. '/' .. ARGV[3]
+            if redis.call('ZREM', KEYS[3], me) == 1 then
+              redis.call('ZREM', KEYS[4], me)
+              left = 1
+            end
+            if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+              redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+              left = left + serve(now, nil)
+            end
+            signal(left)
+            return 1
             """);
 
     /**
@@ -116,20 +221,6 @@ final class SemaphoreScripts {
             end
             local token = fence_issue(KEYS[2], tonumber(ARGV[4]), ARGV[3])
             return {1, token, now}
-            """);
-
-    /**
-     * KEYS: queue, alive. ARGV: permit id, release channel, PUBLISH or SPUBLISH. Leaves the fair queue (timeout,
-     * interrupt, error) and wakes the waiters behind, who may now be at the head.
-     */
-    static final LuaScript LEAVE_QUEUE = LuaScript.of("""
-            if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
-              redis.call('ZREM', KEYS[2], ARGV[1])
-              if redis.call('ZCARD', KEYS[1]) > 0 then
-                redis.call(ARGV[3], ARGV[2], 'free')
-              end
-            end
-            return 1
             """);
 
     /**

@@ -6,6 +6,9 @@ import org.jspecify.annotations.Nullable;
  * Tries to acquire until granted or the deadline passes, sleeping between tries until a release
  * signal arrives or a bounded, jittered backoff elapses (a safety net: signals are hints, Redis is
  * the truth). The first try needs no subscription, so an uncontended acquire is one Redis call.
+ *
+ * <p>A waiter that holds a place in a queue in Redis ({@link #acquireInQueue}) subscribes before it
+ * tries and sleeps through the signals meant for the waiters ahead of it.
  */
 final class WaitLoop {
 
@@ -25,8 +28,9 @@ final class WaitLoop {
      * @param grant the grant, or null if busy
      * @param retryHintNanos when the current holder's grant expires at the latest; 0 if unknown
      * @param signalsToSkip release signals that cannot help this waiter yet (a fair waiter with
-     *     others ahead of it in the queue); it then retries after {@code retryHintNanos} at the
-     *     latest, which must keep its place in the queue alive
+     *     others ahead of it in the queue: one signal for each that leaves the queue); it then
+     *     retries after {@code retryHintNanos} at the latest, which must keep its place in the
+     *     queue alive
      */
     public record Outcome<T>(@Nullable T grant, long retryHintNanos, long signalsToSkip) {
 
@@ -42,11 +46,12 @@ final class WaitLoop {
 
         /**
          * A failed attempt of a queued waiter that cannot be served before {@code skip} more
-         * signals; with {@code skip > 0} it retries after {@code keepAliveNanos} unless enough
-         * signals come first.
+         * signals; it retries when the first permit expires ({@code retryHintNanos}, 0: unknown)
+         * or after {@code keepAliveNanos}, whichever comes first, unless enough signals come first.
          */
         public static <T> Outcome<T> queued(long retryHintNanos, long skip, long keepAliveNanos) {
-            return new Outcome<>(null, skip > 0 ? keepAliveNanos : retryHintNanos, skip);
+            return new Outcome<>(
+                    null, retryHintNanos > 0 ? Math.min(retryHintNanos, keepAliveNanos) : keepAliveNanos, skip);
         }
     }
 
@@ -98,6 +103,41 @@ final class WaitLoop {
                 } else if (outcome.retryHintNanos() > 0) {
                     pause = Math.min(pause, outcome.retryHintNanos());
                 }
+            }
+        }
+    }
+
+    /**
+     * Runs {@code attempt} for a waiter queued in Redis until it grants or {@code deadlineNanos}
+     * passes. The waiter subscribes first: once Redis has confirmed the subscription, every signal
+     * published after a try is heard, so the waiter sleeps through the {@link
+     * Outcome#signalsToSkip()} signals that serve the waiters ahead and wakes at its own turn (or at
+     * its retry hint, the safety net). Until the subscription is confirmed it retries at each
+     * signal or after a short backoff, as {@link #acquire} does.
+     *
+     * @return the grant, or null if the deadline passed
+     * @throws InterruptedException if interrupted while waiting; the attempts' place may remain
+     */
+    public static <T> @Nullable T acquireInQueue(
+            ReleaseSignals signals, String channel, long deadlineNanos, Attempt<T> attempt)
+            throws InterruptedException {
+        try (ReleaseSignals.Subscription subscription = signals.subscribe(channel)) {
+            Backoff backoff = new Backoff();
+            while (true) {
+                long seen = subscription.generation();
+                // Confirmed before the try was sent: every signal of a later script reaches us.
+                boolean counted = subscription.generationOnceConfirmed() == seen;
+                Outcome<T> outcome = attempt.tryOnce();
+                if (outcome.grant() != null) {
+                    return outcome.grant();
+                }
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0) {
+                    return null;
+                }
+                long skip = counted ? outcome.signalsToSkip() : 0;
+                long pause = counted ? outcome.retryHintNanos() : backoff.nextNanos();
+                subscription.await(seen + skip, Math.min(remaining, Math.max(pause, 1)));
             }
         }
     }

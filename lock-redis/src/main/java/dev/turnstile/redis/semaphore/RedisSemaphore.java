@@ -21,10 +21,13 @@ import org.jspecify.annotations.Nullable;
  * acquire sleeps until a permit is released (or a bounded backoff elapses). In {@link #fair()} mode
  * waiters are served in arrival order across every process and a newcomer never overtakes a
  * waiter: each waiter takes its ticket in Redis's queue when it arrives and is granted in ticket
- * order. To keep that order, a fair semaphore does not queue waiters in the process and never
- * passes a permit on locally: each waiter is served by Redis, which costs throughput (the
- * semaphore table in {@code docs/benchmarks.md} shows how much). Otherwise whoever tries first
- * after a release wins.
+ * order. A release hands the freed permit to the first waiter in the queue, which takes it at its
+ * full lease with its next call (or at once, without a call, from a release in its own process); a
+ * waiter keeps its place by calling at least every 1.7 s, and a waiter that crashed loses its
+ * place, and a permit handed to it, 5 s after its last call. To keep that order, a fair
+ * semaphore does not queue waiters in the process and never passes a permit on locally: each
+ * waiter is served by Redis, which costs throughput (the semaphore table in {@code
+ * docs/benchmarks.md} shows how much). Otherwise whoever tries first after a release wins.
  *
  * <p>Waiting threads of one process queue in that process (unfair mode only): at most {@link #limit()} of them hold a
  * permit or contend for one in Redis, the others wait in arrival order without Redis traffic, and a

@@ -31,6 +31,13 @@ import redis.clients.jedis.UnifiedJedis;
  *                                         "MAX n" then "DONE"
  * wait-fair PORT NAME LIMIT               waits up to 60 s for a permit of the fair semaphore,
  *                                         printing "WAITING" first and "ACQUIRED" if it gets one
+ * race-fair PORT NAME LIMIT THREADS MILLIS
+ *                                         prints "READY"; after "go", runs {@link FairRace#run}
+ *                                         for MILLIS; prints "RESULT max granted timedOut", "DONE"
+ * arrivals-fair PORT NAME LIMIT           prints "READY"; for each line "wait LABEL" starts a
+ *                                         thread that waits for a permit of the fair semaphore,
+ *                                         appends LABEL to the list {@code fifo-order} and
+ *                                         releases; at "end" waits for them and prints "DONE"
  * queue PORT NAME LIMIT THREADS MILLIS LEASE_MS FAIR COHORT_MS DELAY_MS
  *                                         DELAY_MS after "go", runs {@link LocalQueue#run} for
  *                                         MILLIS, with a cohort of 200 holders and COHORT_MS; prints
@@ -60,6 +67,27 @@ public final class SemaphoreWorkerMain {
                 if (semaphore.fair().tryAcquire(Duration.ofSeconds(60), null).isPresent()) {
                     System.out.println("ACQUIRED");
                 }
+            } else if (args[0].equals("race-fair")) {
+                System.out.println("READY");
+                input.readLine();
+                FairRace.Result result = FairRace.run(
+                        semaphore.fair(), redis, Integer.parseInt(args[4]), Duration.ofMillis(Long.parseLong(args[5])));
+                System.out.println("RESULT " + result.maxHolders() + " " + result.granted() + " " + result.timedOut());
+                System.out.println("DONE");
+            } else if (args[0].equals("arrivals-fair")) {
+                System.out.println("READY");
+                List<Thread> waiters = new ArrayList<>();
+                for (String line = input.readLine(); line != null && !line.equals("end"); line = input.readLine()) {
+                    String label = line.substring("wait ".length());
+                    RedisSemaphore fair = semaphore.fair();
+                    Thread waiter = new Thread(() -> FairRace.takeTurn(fair, redis, label));
+                    waiter.start();
+                    waiters.add(waiter);
+                }
+                for (Thread waiter : waiters) {
+                    waiter.join();
+                }
+                System.out.println("DONE");
             } else if (args[0].equals("queue")) {
                 if (Boolean.parseBoolean(args[7])) {
                     semaphore = semaphore.fair();
@@ -208,6 +236,75 @@ public final class SemaphoreWorkerMain {
             }
             pool.shutdown();
             return new Result(max, holds.sum(), passes.sum(), duplicates.sum());
+        }
+    }
+
+    /**
+     * Waiters of a fair semaphore that mostly give up: each waits a random moment (up to 20 ms), so
+     * that releases keep handing permits to heads that are timing out. Every hold is counted in
+     * Redis (INCR after the grant, DECR before the release: exact across processes).
+     */
+    static final class FairRace {
+
+        /** The list the turns of {@link #takeTurn} are appended to, in grant order. */
+        static final String ORDER = "fifo-order";
+
+        /**
+         * @param maxHolders the most holders counted at once
+         * @param granted the permits granted
+         * @param timedOut the waits that ended without a permit
+         */
+        record Result(long maxHolders, long granted, long timedOut) {}
+
+        private FairRace() {}
+
+        static Result run(RedisSemaphore semaphore, UnifiedJedis redis, int threads, Duration duration)
+                throws Exception {
+            long end = System.nanoTime() + duration.toNanos();
+            java.util.concurrent.atomic.LongAdder granted = new java.util.concurrent.atomic.LongAdder();
+            java.util.concurrent.atomic.LongAdder timedOut = new java.util.concurrent.atomic.LongAdder();
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<Long>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                results.add(pool.submit(() -> {
+                    long max = 0;
+                    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+                    while (System.nanoTime() < end) {
+                        java.util.Optional<Permit> permit =
+                                semaphore.tryAcquire(Duration.ofMillis(random.nextLong(21)), Duration.ofSeconds(10));
+                        if (permit.isEmpty()) {
+                            timedOut.increment();
+                            continue;
+                        }
+                        granted.increment();
+                        try {
+                            max = Math.max(max, redis.incr(HolderCount.KEY));
+                            java.util.concurrent.locks.LockSupport.parkNanos(random.nextLong(2_000_000));
+                        } finally {
+                            redis.decr(HolderCount.KEY);
+                            permit.get().release();
+                        }
+                    }
+                    return max;
+                }));
+            }
+            long max = 0;
+            for (Future<Long> result : results) {
+                max = Math.max(max, result.get());
+            }
+            pool.shutdown();
+            return new Result(max, granted.sum(), timedOut.sum());
+        }
+
+        /** Waits for a permit, appends {@code label} to {@link #ORDER}, holds a moment and releases. */
+        static void takeTurn(RedisSemaphore semaphore, UnifiedJedis redis, String label) {
+            Permit permit = semaphore.acquire(Duration.ofSeconds(60), null);
+            try {
+                redis.rpush(ORDER, label);
+                java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
+            } finally {
+                permit.release();
+            }
         }
     }
 }

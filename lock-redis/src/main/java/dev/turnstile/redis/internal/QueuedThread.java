@@ -1,0 +1,85 @@
+package dev.turnstile.redis.internal;
+
+import java.util.Deque;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A thread of this process queued, in arrival order, for a place that a thread leaving it hands on
+ * (a lock's {@link LocalGates gate}, a semaphore's {@link PermitQueue}): it parks, without any Redis
+ * traffic, until it is admitted with an entry {@code E}, its deadline passes or it is interrupted.
+ *
+ * <p>The queue and the entry are guarded by the owner's lock: {@link #admit} is called under it,
+ * after the thread was taken off the queue, and {@link #wake} after the lock is released. A thread
+ * that gives up takes itself off the queue under the same lock, so it is either admitted or gone,
+ * never both.
+ *
+ * @param <E> what an admitted thread gets
+ */
+final class QueuedThread<E> {
+
+    private final Thread thread = Thread.currentThread();
+    private final long enqueuedNanos = System.nanoTime();
+    /** Set under the owner's lock when the thread is let in; null while it waits. */
+    private volatile @Nullable E admitted;
+
+    /** Returns {@link System#nanoTime()} when the thread queued. */
+    long enqueuedNanos() {
+        return this.enqueuedNanos;
+    }
+
+    /** Lets the thread in with {@code entry}. Call under the owner's lock, then {@link #wake}. */
+    void admit(E entry) {
+        this.admitted = entry;
+    }
+
+    /** Wakes the thread after {@link #admit}, outside the owner's lock. */
+    void wake() {
+        LockSupport.unpark(this.thread);
+    }
+
+    /**
+     * Parks the calling thread, which queued itself in {@code queue}, until it is admitted or
+     * {@code deadlineNanos} passes. One admitted at the last moment takes its entry (with its
+     * interrupt kept for the caller to check) rather than leave a place handed to nobody.
+     *
+     * @param owner the gate or queue waited at (the park's blocker, as thread dumps show it)
+     * @param lock the lock guarding {@code queue} and the admission
+     * @param queued what the thread queued for, as the interrupt's message names it
+     * @return the entry, or null if the deadline passed first (the thread left the queue)
+     * @throws InterruptedException if interrupted before being admitted (it left the queue)
+     */
+    @Nullable
+    E await(long deadlineNanos, Object owner, ReentrantLock lock, Deque<QueuedThread<E>> queue, String queued)
+            throws InterruptedException {
+        while (true) {
+            E entry = this.admitted;
+            if (entry != null) {
+                return entry;
+            }
+            long remaining = deadlineNanos - System.nanoTime();
+            if (remaining <= 0 || Thread.interrupted()) {
+                boolean interrupted = remaining > 0;
+                lock.lock();
+                try {
+                    if (this.admitted != null) {
+                        // Let in at the last moment: take it (the caller checks the interrupt).
+                        if (interrupted) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return this.admitted;
+                    }
+                    queue.remove(this);
+                } finally {
+                    lock.unlock();
+                }
+                if (interrupted) {
+                    throw new InterruptedException("interrupted while queued for " + queued);
+                }
+                return null;
+            }
+            LockSupport.parkNanos(owner, remaining);
+        }
+    }
+}
