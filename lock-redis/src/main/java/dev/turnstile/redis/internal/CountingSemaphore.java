@@ -51,7 +51,7 @@ final class CountingSemaphore implements RedisSemaphore {
         this.fair = fair;
         this.calls = new PermitCalls(deployment, queues, name, limit, fair);
         this.fairWait = fair
-                ? new FairPermitWait(deployment.signals(), deployment.keys().semaphoreChannel(name), queues, this.calls)
+                ? new FairPermitWait(deployment.signals(), deployment.keys().semaphoreChannel(name), this.calls)
                 : null;
     }
 

@@ -92,22 +92,9 @@ final class PermitCalls {
                 : WaitLoop.Outcome.busy(hint);
     }
 
-    /** The lease on a permit a release of this process handed to fair waiter {@code id} of this process. */
-    ManagedLease offered(String id, LeaseTerms terms, FairSlot.FairOffer offer) {
-        return ManagedLease.granted(
-                this.deployment.leases(),
-                LeaseKind.SEMAPHORE,
-                this.name,
-                offer.fencingToken(),
-                terms,
-                offer.sentNanos(),
-                fairGrant(id, offer.grantedAtMillis()),
-                LocalPlace.NONE);
-    }
-
-    /** Fair permit {@code id}, granted at the server's {@code grantedAtMillis}: its release offers it on. */
+    /** Fair permit {@code id}, granted at the server's {@code grantedAtMillis}: its release hands it on. */
     private PermitGrant fairGrant(String id, long grantedAtMillis) {
-        return PermitGrant.fair(this.deployment, this.queues, this.name, id, grantedAtMillis, this.limit);
+        return PermitGrant.fair(this.deployment, this.name, id, grantedAtMillis, this.limit);
     }
 
     private Object runUnfair(String id, LeaseTerms terms, int holders) {
@@ -225,7 +212,7 @@ final class PermitCalls {
     private void releaseQuietly(String id) {
         try {
             if (this.fair) {
-                PermitGrant.releaseFair(this.deployment, this.queues, this.name, id, this.limit);
+                PermitGrant.releaseFair(this.deployment, this.name, id, this.limit);
             } else {
                 PermitGrant.release(this.deployment, this.name, id);
             }

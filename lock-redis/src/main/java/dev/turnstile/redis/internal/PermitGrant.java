@@ -2,7 +2,6 @@ package dev.turnstile.redis.internal;
 
 import java.time.Duration;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A permit's grant: a member of the semaphore's holders ZSET, renewed and released by its id. A
@@ -18,34 +17,24 @@ final class PermitGrant implements Grant {
     private final long grantedAtMillis;
     /** The limit of a fair semaphore, whose release serves its queue; 0 for an unfair one. */
     private final int fairLimit;
-    /** Where a fair release offers this process's waiters the permits it hands them; null if unfair. */
-    private final @Nullable PermitQueues fairWaiters;
 
     /** @param grantedAtMillis the server's clock when it granted, in milliseconds */
     PermitGrant(RedisDeployment deployment, String name, String id, long grantedAtMillis) {
-        this(deployment, name, id, grantedAtMillis, 0, null);
+        this(deployment, name, id, grantedAtMillis, 0);
     }
 
     /**
      * A permit of a fair semaphore of {@code limit} permits, whose release hands the permit to the
-     * head of the queue and offers it to the head in {@code waiters} when it waits in this process.
+     * head of the queue.
      *
      * @param grantedAtMillis the server's clock when it granted, in milliseconds
      */
-    static PermitGrant fair(
-            RedisDeployment deployment, PermitQueues waiters, String name, String id, long grantedAtMillis, int limit) {
-        return new PermitGrant(deployment, name, id, grantedAtMillis, limit, waiters);
+    static PermitGrant fair(RedisDeployment deployment, String name, String id, long grantedAtMillis, int limit) {
+        return new PermitGrant(deployment, name, id, grantedAtMillis, limit);
     }
 
-    private PermitGrant(
-            RedisDeployment deployment,
-            String name,
-            String id,
-            long grantedAtMillis,
-            int fairLimit,
-            @Nullable PermitQueues fairWaiters) {
+    private PermitGrant(RedisDeployment deployment, String name, String id, long grantedAtMillis, int fairLimit) {
         this.fairLimit = fairLimit;
-        this.fairWaiters = fairWaiters;
         this.deployment = deployment;
         this.name = name;
         this.id = id;
@@ -69,41 +58,23 @@ final class PermitGrant implements Grant {
 
     @Override
     public long release() {
-        return this.fairWaiters != null
-                ? releaseFair(this.deployment, this.fairWaiters, this.name, this.id, this.fairLimit)
+        return this.fairLimit > 0
+                ? releaseFair(this.deployment, this.name, this.id, this.fairLimit)
                 : release(this.deployment, this.name, this.id);
     }
 
     /**
      * Releases permit {@code id} of fair semaphore {@code name} and hands the free permits to the
-     * head of its queue; a head that waits in this process (its id has this process's prefix) is
-     * granted its full lease and its fencing token in the same script and is offered the grant in
-     * {@code waiters}. Returns -1
-     * if the permit was not held, else the waiters told.
+     * head of its queue. Returns -1 if the permit was not held, else the waiters told.
      */
-    static long releaseFair(RedisDeployment deployment, PermitQueues waiters, String name, String id, int limit) {
-        long sent = System.nanoTime();
+    static long releaseFair(RedisDeployment deployment, String name, String id, int limit) {
         List<?> reply = (List<?>) deployment
                 .scripts()
                 .eval(
                         SemaphoreScripts.RELEASE_FAIR,
                         "release a permit of fair semaphore '" + name + "'",
                         fairKeys(deployment.keys(), name),
-                        List.of(
-                                id,
-                                Integer.toString(limit),
-                                "0",
-                                deployment.options().fenceTtlMillis(Duration.ZERO),
-                                "0",
-                                "0",
-                                deployment.keys().semaphoreChannel(name),
-                                deployment.signalMode().publishCommand(),
-                                "1",
-                                id.substring(0, id.lastIndexOf(':') + 1)));
-        long now = (Long) reply.get(1);
-        for (int i = 2; i + 1 < reply.size(); i += 2) {
-            waiters.offerFair((String) reply.get(i), new FairSlot.FairOffer((Long) reply.get(i + 1), sent, now));
-        }
+                        fairArgs(deployment, name, id, limit, "0", "0", "0", "0", "1"));
         return (Long) reply.get(0);
     }
 

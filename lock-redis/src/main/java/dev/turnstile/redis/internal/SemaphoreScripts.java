@@ -59,10 +59,7 @@ final class SemaphoreScripts {
      * calling). {@code hand(now, waiter)} takes the head of the queue out of it and grants it a
      * permit in the holders ZSET that lives only as long as the waiter's liveness: the waiter's next
      * call takes it at its full lease with a fencing token; a waiter that crashed meanwhile frees it
-     * by then. Given a table, {@code hand} grants a waiter whose id starts with ARGV[10] (the
-     * releasing process's prefix) its full lease at once, issues its token (the counter kept for the
-     * lease plus ARGV[4], the retention) and appends {@code id, token} to the table: that process,
-     * alive as it releases, offers the waiter its grant without another call. {@code signal(count)} publishes one release signal per waiter that left the queue, so
+     * by then. {@code signal(count)} publishes one release signal per waiter that left the queue, so
      * a waiter with {@code n} others ahead sleeps through {@code n} signals and wakes at its own.
      */
     private static final String QUEUE = """
@@ -74,32 +71,25 @@ final class SemaphoreScripts {
               end
               return #gone
             end
-            local function hand(now, waiter, offers)
+            local function hand(now, waiter)
               local alive = tonumber(redis.call('ZSCORE', KEYS[4], waiter))
               redis.call('ZREM', KEYS[3], waiter)
               redis.call('ZREM', KEYS[4], waiter)
               if not alive or alive <= now then return 0 end
-              local id, lease = string.match(waiter, '^(.*)/(%d+)$')
-              local mine = offers and id and string.sub(id, 1, #ARGV[10]) == ARGV[10]
-              local expiry = alive
-              if mine then expiry = now + tonumber(lease) end
-              redis.call('ZADD', KEYS[1], expiry, id or waiter)
-              if redis.call('PTTL', KEYS[1]) < expiry - now then
-                redis.call('PEXPIRE', KEYS[1], expiry - now)
-              end
-              if mine then
-                table.insert(offers, id)
-                table.insert(offers, (fence_issue(KEYS[2], 1, tonumber(ARGV[4]) + tonumber(lease))))
+              local id = string.match(waiter, '^(.*)/%d+$')
+              redis.call('ZADD', KEYS[1], alive, id or waiter)
+              if redis.call('PTTL', KEYS[1]) < alive - now then
+                redis.call('PEXPIRE', KEYS[1], alive - now)
               end
               return 1
             end
-            local function serve(now, offers)
+            local function serve(now)
               local left = 0
               local free = tonumber(ARGV[2]) - redis.call('ZCARD', KEYS[1])
               while free > 0 do
                 local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
                 if not head then break end
-                free = free - hand(now, head, offers)
+                free = free - hand(now, head)
                 left = left + 1
               end
               return left
@@ -151,7 +141,7 @@ final class SemaphoreScripts {
                 signal(left + 1)
                 return {1, grant(now, tonumber(ARGV[9])), now, redis.call('ZCARD', KEYS[3])}
               end
-              free = free - hand(now, head, nil)
+              free = free - hand(now, head)
               left = left + 1
             end
             signal(left)
@@ -164,24 +154,19 @@ final class SemaphoreScripts {
             """);
 
     /**
-     * Fair release. KEYS and ARGV as {@link #ACQUIRE_FAIR} (ARGV[1] the permit id, ARGV[4] the fence
-     * retention ms; the lease, waiter ttl and reserve arguments unused), and ARGV[10] the releasing
-     * process's id prefix. Frees the permit and hands the free permits to the head of the queue.
-     * Returns {@code {-1 if the permit was not held (or had expired), else the subscribers told;
-     * server time ms; then id and fencing token of each head of the releasing process granted a
-     * permit}}.
+     * Fair release. KEYS and ARGV as {@link #ACQUIRE_FAIR} (ARGV[1] the permit id; the lease, fence,
+     * waiter ttl and reserve arguments unused). Frees the permit and hands the free permits to the
+     * head of the queue, each for as long as its waiter's liveness lasts. Returns {@code {-1 if the
+     * permit was not held (or had expired), else the subscribers told; server time ms}}.
      */
-    static final LuaScript RELEASE_FAIR = LuaScript.of(NOW + FencingCounter.LUA + QUEUE + """
+    static final LuaScript RELEASE_FAIR = LuaScript.of(NOW + QUEUE + """
             local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
             if not expiry then return {-1, now} end
             redis.call('ZREM', KEYS[1], ARGV[1])
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-            local offers = {}
-            local told = signal(prune_waiters(now) + serve(now, offers))
+            local told = signal(prune_waiters(now) + serve(now))
             if tonumber(expiry) <= now then told = -1 end
-            local reply = {told, now}
-            for i = 1, #offers do reply[i + 2] = offers[i] end
-            return reply
+            return {told, now}
             """);
 
     /**
@@ -199,7 +184,7 @@ final class SemaphoreScripts {
             end
             if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
               redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-              left = left + serve(now, nil)
+              left = left + serve(now)
             end
             signal(left)
             return 1

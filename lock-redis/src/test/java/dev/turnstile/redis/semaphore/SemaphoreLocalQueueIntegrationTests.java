@@ -74,7 +74,8 @@ class SemaphoreLocalQueueIntegrationTests {
                     Long.parseLong(line[1]),
                     Long.parseLong(line[2]),
                     Long.parseLong(line[3]),
-                    Long.parseLong(line[4])));
+                    Long.parseLong(line[4]),
+                    Long.parseLong(line[5])));
             child.awaitLineStartingWith("DONE", Duration.ofSeconds(10));
         }
         long holds = results.stream()
@@ -82,16 +83,22 @@ class SemaphoreLocalQueueIntegrationTests {
                 .sum();
         System.out.printf("fair %s: %s%n", fair, results);
 
+        // A thread stalled past its 400 ms lease (a loaded machine) is still counted after its permit
+        // expired, and its loss is reported: each reported loss may explain one holder over the limit,
+        // nothing else may.
+        long lost = results.stream()
+                .mapToLong(SemaphoreWorkerMain.LocalQueue.Result::lost)
+                .sum();
         assertThat(results)
                 .extracting(SemaphoreWorkerMain.LocalQueue.Result::maxHolders)
-                .as("most holders counted at once, per process")
-                .allMatch(max -> max <= LIMIT);
+                .as("most holders counted at once, per process, with %d leases reported lost", lost)
+                .allMatch(max -> max <= LIMIT + lost);
         assertThat(results.stream()
                         .mapToLong(SemaphoreWorkerMain.LocalQueue.Result::maxHolders)
                         .max()
                         .orElse(0))
                 .as("every slot was used")
-                .isEqualTo(LIMIT);
+                .isGreaterThanOrEqualTo(LIMIT);
         assertThat(results)
                 .extracting(SemaphoreWorkerMain.LocalQueue.Result::duplicateTokens)
                 .as("fencing tokens handed out twice")

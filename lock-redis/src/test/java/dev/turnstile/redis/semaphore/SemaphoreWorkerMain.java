@@ -103,7 +103,7 @@ public final class SemaphoreWorkerMain {
                         Duration.ofMillis(Long.parseLong(args[6])),
                         MAX_HOLD);
                 System.out.println("RESULT " + result.maxHolders() + " " + result.holds() + " " + result.passes() + " "
-                        + result.duplicateTokens());
+                        + result.duplicateTokens() + " " + result.lost());
                 System.out.println("DONE");
             } else if (args[0].equals("hold")) {
                 long sent = System.nanoTime();
@@ -184,8 +184,10 @@ public final class SemaphoreWorkerMain {
          * @param holds the permits acquired
          * @param passes the holds whose permit id an earlier hold of this process had: passed on locally
          * @param duplicateTokens tokens that another hold had already
+         * @param lost the holds whose lease was reported lost (a thread stalled past its lease: its
+         *     permit expired while it was still counted)
          */
-        record Result(long maxHolders, long holds, long passes, long duplicateTokens) {}
+        record Result(long maxHolders, long holds, long passes, long duplicateTokens, long lost) {}
 
         private LocalQueue() {}
 
@@ -202,6 +204,7 @@ public final class SemaphoreWorkerMain {
             java.util.concurrent.atomic.LongAdder holds = new java.util.concurrent.atomic.LongAdder();
             java.util.concurrent.atomic.LongAdder passes = new java.util.concurrent.atomic.LongAdder();
             java.util.concurrent.atomic.LongAdder duplicates = new java.util.concurrent.atomic.LongAdder();
+            java.util.concurrent.atomic.LongAdder lost = new java.util.concurrent.atomic.LongAdder();
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             List<Future<Long>> results = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -209,6 +212,7 @@ public final class SemaphoreWorkerMain {
                     long max = 0;
                     while (System.nanoTime() < end) {
                         Permit permit = semaphore.acquire(Duration.ofSeconds(60), lease);
+                        permit.onLost(event -> lost.increment());
                         try {
                             max = Math.max(max, redis.incr(HolderCount.KEY));
                             holds.increment();
@@ -235,7 +239,7 @@ public final class SemaphoreWorkerMain {
                 max = Math.max(max, result.get());
             }
             pool.shutdown();
-            return new Result(max, holds.sum(), passes.sum(), duplicates.sum());
+            return new Result(max, holds.sum(), passes.sum(), duplicates.sum(), lost.sum());
         }
     }
 

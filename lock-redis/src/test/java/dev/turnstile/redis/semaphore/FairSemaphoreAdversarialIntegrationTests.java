@@ -1,0 +1,434 @@
+package dev.turnstile.redis.semaphore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.redis.SemaphoreFullException;
+import dev.turnstile.redis.Turnstile;
+import dev.turnstile.test.redis.ChildJvm;
+import dev.turnstile.test.redis.RedisClients;
+import dev.turnstile.test.redis.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Hunts the fair semaphore's hand-off for the failures it could have: a release that hands a permit
+ * to a head of its own process that is no longer there to take it (the permit must lapse with the
+ * head's place, not last a whole lease), releases racing heads of the same process that time out or
+ * are interrupted, and the order of fencing tokens through hand-offs.
+ */
+class FairSemaphoreAdversarialIntegrationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    /**
+     * A waiter of this process whose leave did not reach Redis (its call to leave failed, or its
+     * thread ended without leaving) still has its place, alive for at most the waiter ttl (5 s). The
+     * guarantee: a permit handed to such a place "lives no longer than its place would have", so the
+     * queue is delayed by 5 s at most. The release of the same process grants that place the
+     * waiter's full lease instead (it trusts that a waiter of a live process will take it), so here
+     * the next waiter waits for the whole 60 s lease.
+     */
+    @Test
+    void aPermitHandedInProcessToAPlaceWhoseWaiterIsGoneIsFreedWithinTheWaiterTtl() throws Exception {
+        String name = "abandoned";
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile turnstile = Turnstile.builder(client).build();
+                UnifiedJedis otherClient = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile other = Turnstile.builder(otherClient).build()) {
+            RedisSemaphore semaphore = turnstile.semaphore(name, 1).fair();
+            Permit held = semaphore.acquire(Duration.ZERO, null);
+            // The place a waiter of this process left behind: its id has the process's prefix, its
+            // lease is 60 s, and its liveness runs out 5 s from now, as after its last call.
+            String prefix = held.id().substring(0, held.id().lastIndexOf(':') + 1);
+            String abandoned = prefix + "999999";
+            long serverNow = serverMillis(client);
+            client.zadd(queue(name), client.incr(key(name, "ticket")), abandoned + "/60000");
+            client.zadd(key(name, "alive"), serverNow + 5_000, abandoned + "/60000");
+            client.pexpire(queue(name), 5_000);
+            client.pexpire(key(name, "alive"), 5_000);
+
+            long released = System.nanoTime();
+            held.release();
+            List<PermitHolder> holders = semaphore.holders();
+            System.out.println("Permit handed to the abandoned place: " + holders);
+            assertThat(holders).as("the permit, handed to the abandoned place").hasSize(1);
+            assertThat(holders.get(0).id()).isEqualTo(abandoned);
+
+            // A waiter of another process: served once the handed permit lapses with the place.
+            AtomicLong servedAt = new AtomicLong();
+            CompletableFuture<Optional<Permit>> next = CompletableFuture.supplyAsync(() -> {
+                Optional<Permit> permit = other.semaphore(name, 1).fair().tryAcquire(Duration.ofSeconds(8), null);
+                servedAt.set(System.nanoTime());
+                return permit;
+            });
+            Optional<Permit> served = next.get(30, TimeUnit.SECONDS);
+            assertThat(holders.get(0).remaining())
+                    .as("lease of the permit handed to a place alive for 5 s more")
+                    .isLessThanOrEqualTo(Duration.ofSeconds(5));
+            assertThat(served).as("served once the place lapsed").isPresent();
+            assertThat(Duration.ofNanos(servedAt.get() - released)).isLessThanOrEqualTo(Duration.ofMillis(5_500));
+            served.get().release();
+        }
+    }
+
+    /**
+     * The same abandoned place, reached without touching Redis: a waiter whose calls are interrupted
+     * while they wait for a pooled connection (the pool is in use) fails, and so do its cleanup calls
+     * (the release of what its call may have granted, the leave of the queue), which the semaphore
+     * swallows, saying the place and a permit handed to it expire after the waiter ttl. The next
+     * release of the same process then grants that place the waiter's full 60 s lease.
+     */
+    @Test
+    void aWaiterWhoseLeaveFailedIsNotGrantedItsFullLeaseByAReleaseOfItsProcess() throws Exception {
+        String name = "failed-leave";
+        try (UnifiedJedis client = clientWithPool(2);
+                Turnstile turnstile = Turnstile.builder(client).build();
+                UnifiedJedis otherClient = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile other = Turnstile.builder(otherClient).build()) {
+            RedisSemaphore semaphore = turnstile.semaphore(name, 1).fair();
+            Permit held = semaphore.acquire(Duration.ZERO, null);
+            CompletableFuture<Optional<Permit>> waiter = new CompletableFuture<>();
+            Thread waiting = new Thread(() -> {
+                try {
+                    waiter.complete(semaphore.tryAcquire(Duration.ofSeconds(20), Duration.ofSeconds(60)));
+                } catch (Throwable e) {
+                    waiter.completeExceptionally(e);
+                }
+            });
+            waiting.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> otherClient.zcard(queue(name)) == 1);
+            // The pool's last connection (the other one carries the release signals) is taken, so the
+            // waiter's next call waits for it; each wait is interrupted.
+            int interrupts = 0;
+            try (Connection taken = RedisClients.poolOf(client).getResource()) {
+                while (!waiter.isDone()) {
+                    if (waitsForAConnection(waiting)) {
+                        waiting.interrupt();
+                        interrupts++;
+                    }
+                    Thread.sleep(5);
+                }
+            }
+            System.out.println("waiter interrupted " + interrupts + " times: "
+                    + waiter.handle((permit, e) -> String.valueOf(e)).get());
+            assertThat(waiter).as("the waiter failed").isCompletedExceptionally();
+            assertThat(otherClient.zcard(queue(name)))
+                    .as("its place, left for the waiter ttl")
+                    .isEqualTo(1);
+
+            long released = System.nanoTime();
+            held.release();
+            List<PermitHolder> holders = semaphore.holders();
+            System.out.println("Permit handed to the place whose leave failed: " + holders);
+            Optional<Permit> served = other.semaphore(name, 1).fair().tryAcquire(Duration.ofSeconds(8), null);
+            long servedAt = System.nanoTime();
+            assertThat(holders).hasSize(1);
+            assertThat(holders.get(0).remaining())
+                    .as("lease of the permit handed to the place of a waiter that is gone")
+                    .isLessThanOrEqualTo(Duration.ofSeconds(5));
+            assertThat(served).as("served once the place lapsed").isPresent();
+            assertThat(Duration.ofNanos(servedAt - released)).isLessThanOrEqualTo(Duration.ofMillis(5_500));
+            served.get().release();
+        }
+    }
+
+    private static boolean waitsForAConnection(Thread thread) {
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if (frame.getMethodName().equals("borrowObject")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A head of another process, frozen (SIGSTOP) with the permit handed to it, is slow but not
+     * dead: the handed permit lapses with its place and the next waiter is served. When the head
+     * wakes up it must find its permit gone and queue again, never hold beside the next holder, and
+     * be served at the next release.
+     */
+    @Test
+    void aHeadFrozenPastItsPlaceLosesTheHandedPermitAndNeverHoldsBesideTheNextHolder() throws Exception {
+        String name = "slow-head";
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            RedisSemaphore semaphore = turnstile.semaphore(name, 1).fair();
+            Permit held = semaphore.acquire(Duration.ZERO, null);
+            ChildJvm child = redis.startChild(
+                    SemaphoreWorkerMain.class,
+                    "wait-fair",
+                    Integer.toString(redis.server().port()),
+                    name,
+                    "1");
+            try {
+                child.awaitLineStartingWith("WAITING", Duration.ofSeconds(30));
+                await().atMost(Duration.ofSeconds(10)).until(() -> client.zcard(queue(name)) == 1);
+                child.pause();
+                held.release();
+                assertThat(semaphore.holders())
+                        .as("the permit, handed to the frozen head")
+                        .hasSize(1);
+
+                Optional<Permit> next = semaphore.tryAcquire(Duration.ofSeconds(10), null);
+                assertThat(next).as("served once the handed permit lapsed").isPresent();
+                child.resume();
+                await().during(Duration.ofSeconds(2))
+                        .atMost(Duration.ofSeconds(3))
+                        .alias("the woken head holds nothing beside the next holder")
+                        .until(() -> {
+                            List<PermitHolder> holders = semaphore.holders();
+                            return holders.size() == 1
+                                    && holders.get(0).id().equals(next.get().id())
+                                    && !child.lines().contains("ACQUIRED");
+                        });
+                assertThat(client.zcard(queue(name)))
+                        .as("the woken head queued again")
+                        .isEqualTo(1);
+                next.get().release();
+                child.awaitLineStartingWith("ACQUIRED", Duration.ofSeconds(10));
+            } finally {
+                child.resume();
+                child.kill();
+            }
+        }
+    }
+
+    /**
+     * One process, limit 2: every release is a hand-off to a head of the same process (the grant in
+     * the script, the offer in-process), racing heads that time out after 0–15 ms and heads that are
+     * interrupted, with waiters of different lease lengths. The client's pool has a connection for
+     * every thread, so an interrupt lands in the semaphore's own waits, never in a wait for a
+     * connection. Never more than 2 holders, no token twice, and once everyone returned nothing is
+     * left in Redis.
+     */
+    @Test
+    void inProcessHandOffsRacingTimeoutsAndInterruptsNeitherLeakNorOverfillNorShareATokens() throws Exception {
+        try (UnifiedJedis client = clientWithPool(64)) {
+            race(client, "local-race");
+        }
+    }
+
+    private static void race(UnifiedJedis client, String name) throws Exception {
+        int limit = 2;
+        try (Turnstile turnstile = Turnstile.builder(client).build()) {
+            RedisSemaphore semaphore = turnstile.semaphore(name, limit).fair();
+            Race race = new Race(semaphore, limit, 10, Duration.ofSeconds(5), 15);
+            race.run();
+            System.out.printf(
+                    "%s: max %d, granted %d, timed out %d, interrupted %d, calls failed %d%n",
+                    name,
+                    race.max.get(),
+                    race.tokens.size(),
+                    race.timedOut.get(),
+                    race.interrupted.get(),
+                    race.failedCalls.get());
+            assertThat(race.failures).as("failures").isEmpty();
+            assertThat(race.max.get()).as("most holders at once").isBetween(1, limit);
+            assertThat(race.tokens).as("permits granted").isNotEmpty();
+            assertThat(race.tokens).as("fencing tokens").doesNotHaveDuplicates();
+            assertThat(race.timedOut.get() + race.interrupted.get())
+                    .as("waits given up")
+                    .isPositive();
+            assertNothingLeft(semaphore, client, name);
+        }
+    }
+
+    /**
+     * Limit 1, one process: holds follow one another, and each gets a larger fencing token than the
+     * hold before it, also when its token was issued by the release that handed it the permit (in
+     * the script) and the waiter took it in-process later, or the waiter took it with its own call
+     * and the offered token went unused.
+     */
+    @Test
+    void withOnePermitTokensIncreaseInHoldOrderThroughInProcessHandOffs() throws Exception {
+        String name = "token-order";
+        try (UnifiedJedis client = clientWithPool(64);
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            RedisSemaphore semaphore = turnstile.semaphore(name, 1).fair();
+            Race race = new Race(semaphore, 1, 6, Duration.ofSeconds(4), 150);
+            race.run();
+            System.out.printf(
+                    "fair token order: granted %d, timed out %d, interrupted %d, calls failed %d%n",
+                    race.tokens.size(), race.timedOut.get(), race.interrupted.get(), race.failedCalls.get());
+            assertThat(race.failures).as("failures").isEmpty();
+            assertThat(race.max.get()).as("most holders at once").isEqualTo(1);
+            assertThat(race.tokens.size()).as("permits granted").isGreaterThan(10);
+            assertThat(new ArrayList<>(race.tokens))
+                    .as("tokens in hold order")
+                    .isSorted()
+                    .doesNotHaveDuplicates();
+            assertNothingLeft(semaphore, client, name);
+        }
+    }
+
+    /**
+     * Threads taking turns at a fair semaphore with short waits, leases of different lengths, and
+     * interrupts at random moments of their acquisitions (never while they hold or release).
+     */
+    private static final class Race {
+
+        private final RedisSemaphore semaphore;
+        private final int limit;
+        private final int threads;
+        private final Duration duration;
+        private final int maxWaitMillis;
+        private final AtomicInteger holding = new AtomicInteger();
+        private final AtomicInteger max = new AtomicInteger();
+        private final AtomicInteger timedOut = new AtomicInteger();
+        private final AtomicInteger interrupted = new AtomicInteger();
+        /** Interrupts that hit a call to Redis (the pool's wait for a connection) and failed it. */
+        private final AtomicInteger failedCalls = new AtomicInteger();
+        /** Tokens in the order of the holds (appended while held: in hold order when the limit is 1). */
+        private final ConcurrentLinkedQueue<Long> tokens = new ConcurrentLinkedQueue<>();
+
+        private final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+
+        Race(RedisSemaphore semaphore, int limit, int threads, Duration duration, int maxWaitMillis) {
+            this.semaphore = semaphore;
+            this.limit = limit;
+            this.threads = threads;
+            this.duration = duration;
+            this.maxWaitMillis = maxWaitMillis;
+        }
+
+        void run() throws InterruptedException {
+            long end = System.nanoTime() + this.duration.toNanos();
+            List<Thread> workers = new ArrayList<>();
+            List<AtomicInteger> acquiring = new ArrayList<>();
+            for (int t = 0; t < this.threads; t++) {
+                AtomicInteger inAcquire = new AtomicInteger();
+                Thread worker = new Thread(() -> work(end, inAcquire), "fair-race-" + t);
+                workers.add(worker);
+                acquiring.add(inAcquire);
+                worker.start();
+            }
+            // Interrupts at random moments of an acquisition: queued, handed a permit, in a call.
+            while (System.nanoTime() - end < 0) {
+                int victim = ThreadLocalRandom.current().nextInt(workers.size());
+                synchronized (acquiring.get(victim)) {
+                    if (acquiring.get(victim).get() == 1) {
+                        workers.get(victim).interrupt();
+                    }
+                }
+                Thread.sleep(ThreadLocalRandom.current().nextInt(1, 15));
+            }
+            for (Thread worker : workers) {
+                worker.join(TimeUnit.SECONDS.toMillis(60));
+                if (worker.isAlive()) {
+                    this.failures.add(worker.getName() + " still running");
+                }
+            }
+        }
+
+        private void work(long end, AtomicInteger inAcquire) {
+            while (System.nanoTime() - end < 0) {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                Duration wait = Duration.ofMillis(random.nextInt(0, this.maxWaitMillis + 1));
+                Duration lease = switch (random.nextInt(3)) {
+                    case 0 -> null;
+                    case 1 -> Duration.ofSeconds(20);
+                    default -> Duration.ofSeconds(30);
+                };
+                Optional<Permit> permit = Optional.empty();
+                inAcquire.set(1);
+                try {
+                    permit = this.semaphore.tryAcquire(wait, lease);
+                    if (permit.isEmpty()) {
+                        this.timedOut.incrementAndGet();
+                    }
+                } catch (SemaphoreFullException e) {
+                    this.interrupted.incrementAndGet();
+                } catch (RuntimeException e) {
+                    if (String.valueOf(e.getMessage()).contains("Could not get a resource from the pool")) {
+                        this.failedCalls.incrementAndGet();
+                    } else {
+                        this.failures.add("acquire: " + e);
+                    }
+                } finally {
+                    synchronized (inAcquire) {
+                        inAcquire.set(0);
+                        Thread.interrupted();
+                    }
+                }
+                if (permit.isEmpty()) {
+                    continue;
+                }
+                try (Permit held = permit.get()) {
+                    int now = this.holding.incrementAndGet();
+                    this.max.accumulateAndGet(now, Math::max);
+                    if (now > this.limit) {
+                        this.failures.add("holders at once: " + now);
+                    }
+                    if (!held.isHeld()) {
+                        this.failures.add("granted a permit that is not held: " + held);
+                    }
+                    this.tokens.add(held.fencingToken());
+                    this.holding.decrementAndGet();
+                } catch (RuntimeException e) {
+                    this.failures.add("release: " + e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Once every waiter returned, nothing may be held or queued; a waiter whose leave failed (an
+     * interrupt that failed one of its calls) may leave its place for the waiter ttl, 5 s at most,
+     * and a permit handed to that place no longer.
+     */
+    private static void assertNothingLeft(RedisSemaphore semaphore, UnifiedJedis client, String name) {
+        System.out.println("left at once: holders " + semaphore.holders() + ", queue "
+                + client.zrangeWithScores(queue(name), 0, -1));
+        await().atMost(Duration.ofMillis(5_500))
+                .pollInterval(Duration.ofMillis(100))
+                .alias("no permit held and no place queued within the waiter ttl")
+                .untilAsserted(() -> {
+                    assertThat(semaphore.holders()).as("permits still held").isEmpty();
+                    assertThat(client.zcard(queue(name)))
+                            .as("places left in the queue")
+                            .isZero();
+                });
+    }
+
+    private static UnifiedJedis clientWithPool(int connections) {
+        GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+        pool.setMaxTotal(connections);
+        pool.setMaxIdle(connections);
+        return RedisClients.standalone(
+                redis.server().hostAndPort(),
+                RedisClients.withProtocol(DefaultJedisClientConfig.builder()
+                                .connectionTimeoutMillis(5_000)
+                                .socketTimeoutMillis(5_000))
+                        .build(),
+                pool);
+    }
+
+    private static long serverMillis(UnifiedJedis client) {
+        return (Long) client.eval(
+                "local t = redis.call('TIME') return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)");
+    }
+
+    private static String queue(String name) {
+        return key(name, "queue");
+    }
+
+    private static String key(String name, String suffix) {
+        return "turnstile:sem:{" + name + "}:" + suffix;
+    }
+}
