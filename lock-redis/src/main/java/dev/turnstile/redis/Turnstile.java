@@ -129,7 +129,9 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * a row and within {@code maxAge} of the grant; then the lock goes back to Redis, and a
          * process that was waiting gets its turn. 32 holders and 20 ms by default; {@code holders}
          * of 1 turns local hand-off off. The same bounds apply to a semaphore permit passed between
-         * the threads of this process that wait for it.
+         * the threads of this process that wait for it. These are limits the code sets; the tests
+         * show their effects (tokens in hold order, fair shares between processes), not the bounds
+         * as measurements.
          */
         public Builder lockCohort(int holders, Duration maxAge) {
             BuilderOptions.of(this).lockCohort(holders, maxAge);

@@ -22,8 +22,7 @@ import org.jspecify.annotations.Nullable;
  * waiters are served in arrival order across every process and a newcomer never overtakes a
  * waiter: each waiter takes its ticket in Redis's queue when it arrives and is granted in ticket
  * order. A release hands the freed permit to the first waiter in the queue, which takes it at its
- * full lease with its next call (or at once, without a call, from a release in its own process); a
- * waiter keeps its place by calling at least every 1.7 s, and a waiter that crashed loses its
+ * full lease with its next call; a waiter keeps its place by calling at least every 1.7 s, and a waiter that crashed loses its
  * place, and a permit handed to it, 5 s after its last call. To keep that order, a fair
  * semaphore does not queue waiters in the process and never passes a permit on locally: each
  * waiter is served by Redis, which costs throughput (the semaphore table in {@code
@@ -44,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * A permit's grant in Redis serves at most the lock cohort's holders in a row and only within its
  * age ({@code Turnstile.Builder.lockCohort}, 32 holders and 20 ms by default), then goes back to
  * Redis; when another process was waiting for it, this process's next thread lets that process try
- * first, for up to 20 ms. A try that does not wait never queues.
+ * first, for up to 20 ms (limits the code sets, not bounds a test measures: see {@code
+ * docs/guarantees.md}). A try that does not wait never queues.
  *
  * <p>Every process must use the same limit for one name: the limit is checked against the
  * caller's value at each acquire, not stored.

@@ -268,6 +268,39 @@ class CohortIntegrationTests {
         }
     }
 
+    /**
+     * {@code lockCohort(1, …)} turns local hand-off off: a grant reserves no token for another
+     * holder (the fencing counter stays at the token handed out), and a thread queued behind the
+     * holder gets the lock from Redis, with the next token of the counter.
+     */
+    @Test
+    void aCohortOfOneHolderReservesNoTokenAndPassesNothingLocally() throws Exception {
+        String fence = "turnstile:fence:{cohort-of-one}";
+        try (Turnstile single = Turnstile.builder(this.client)
+                .lockCohort(1, Duration.ofMillis(20))
+                .build()) {
+            NamedLock lock = single.lock("cohort-of-one");
+            Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(5));
+            assertThat(this.client.get(fence)).isEqualTo(Long.toString(first.fencingToken()));
+            ExecutorService executor = Executors.newSingleThreadExecutor();
+            try {
+                Future<Lease> next = executor.submit(() -> lock.acquire(Duration.ofSeconds(5), Duration.ofSeconds(5)));
+                await().pollDelay(Duration.ofMillis(100))
+                        .atMost(Duration.ofSeconds(1))
+                        .until(() -> !next.isDone());
+                first.release();
+                Lease second = next.get(5, TimeUnit.SECONDS);
+                assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+                assertThat(this.client.get(fence))
+                        .as("the counter is at the second holder's token: nothing was reserved for a local pass")
+                        .isEqualTo(Long.toString(second.fencingToken()));
+                second.release();
+            } finally {
+                executor.shutdownNow();
+            }
+        }
+    }
+
     @Test
     void aPassedOnGrantTooShortToHoldGoesBackToRedisWithTheHeadStartForAProcessToldOfIt() throws Exception {
         String name = "late-wake";

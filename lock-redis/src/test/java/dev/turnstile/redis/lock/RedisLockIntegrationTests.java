@@ -112,6 +112,30 @@ class RedisLockIntegrationTests {
         assertThat(this.lost).extracting(LeaseLostEvent::name).contains("confirm-taken");
     }
 
+    /**
+     * {@code confirm()} of a multi-key lease confirms every name, and of a permit its member of the
+     * holders ZSET: each is refused, and reported lost, once another owner took one of its names or
+     * its member is gone.
+     */
+    @Test
+    void confirmOfAMultiKeyLeaseAndOfAPermitChecksEveryPartInRedis() {
+        Lease both =
+                this.turnstile.lock(List.of("confirm-a", "confirm-b")).acquire(Duration.ZERO, Duration.ofSeconds(10));
+        both.confirm();
+        this.client.set("turnstile:lock:{confirm-b}", "another-owner");
+        assertThatThrownBy(both::confirm).isInstanceOf(dev.turnstile.redis.LockLostException.class);
+
+        dev.turnstile.redis.semaphore.Permit permit =
+                this.turnstile.semaphore("confirm-permits", 2).acquire(Duration.ZERO, null);
+        permit.confirm();
+        assertThat(this.client.zscore("turnstile:sem:{confirm-permits}", permit.id()))
+                .as("the permit's expiry, renewed for the default lease of 3 s")
+                .isNotNull();
+        this.client.zrem("turnstile:sem:{confirm-permits}", permit.id());
+        assertThatThrownBy(permit::confirm).isInstanceOf(dev.turnstile.redis.LockLostException.class);
+        assertThat(permit.isHeld()).isFalse();
+    }
+
     @Test
     void waitersShareOneSubscriberConnection() throws Exception {
         List<Lease> held = new ArrayList<>();

@@ -40,12 +40,12 @@ class FairSemaphoreAdversarialIntegrationTests {
      * A waiter of this process whose leave did not reach Redis (its call to leave failed, or its
      * thread ended without leaving) still has its place, alive for at most the waiter ttl (5 s). The
      * guarantee: a permit handed to such a place "lives no longer than its place would have", so the
-     * queue is delayed by 5 s at most. The release of the same process grants that place the
-     * waiter's full lease instead (it trusts that a waiter of a live process will take it), so here
-     * the next waiter waits for the whole 60 s lease.
+     * queue is delayed by 5 s at most, also when the release comes from the same process (a release
+     * that granted such a place the waiter's full lease would make the next waiter wait for the whole
+     * 60 s lease).
      */
     @Test
-    void aPermitHandedInProcessToAPlaceWhoseWaiterIsGoneIsFreedWithinTheWaiterTtl() throws Exception {
+    void aPermitHandedToAPlaceWhoseWaiterIsGoneIsFreedWithinTheWaiterTtl() throws Exception {
         String name = "abandoned";
         try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile turnstile = Turnstile.builder(client).build();
@@ -210,15 +210,14 @@ class FairSemaphoreAdversarialIntegrationTests {
     }
 
     /**
-     * One process, limit 2: every release is a hand-off to a head of the same process (the grant in
-     * the script, the offer in-process), racing heads that time out after 0–15 ms and heads that are
+     * One process, limit 2: every release is a hand-off to a head of the same process, racing heads that time out after 0–15 ms and heads that are
      * interrupted, with waiters of different lease lengths. The client's pool has a connection for
      * every thread, so an interrupt lands in the semaphore's own waits, never in a wait for a
      * connection. Never more than 2 holders, no token twice, and once everyone returned nothing is
      * left in Redis.
      */
     @Test
-    void inProcessHandOffsRacingTimeoutsAndInterruptsNeitherLeakNorOverfillNorShareATokens() throws Exception {
+    void handOffsRacingTimeoutsAndInterruptsNeitherLeakNorOverfillNorShareATokens() throws Exception {
         try (UnifiedJedis client = clientWithPool(64)) {
             race(client, "local-race");
         }
@@ -251,12 +250,11 @@ class FairSemaphoreAdversarialIntegrationTests {
 
     /**
      * Limit 1, one process: holds follow one another, and each gets a larger fencing token than the
-     * hold before it, also when its token was issued by the release that handed it the permit (in
-     * the script) and the waiter took it in-process later, or the waiter took it with its own call
-     * and the offered token went unused.
+     * hold before it, also when the permit was handed to it by a release and it took it with its
+     * next call.
      */
     @Test
-    void withOnePermitTokensIncreaseInHoldOrderThroughInProcessHandOffs() throws Exception {
+    void withOnePermitTokensIncreaseInHoldOrderThroughHandOffs() throws Exception {
         String name = "token-order";
         try (UnifiedJedis client = clientWithPool(64);
                 Turnstile turnstile = Turnstile.builder(client).build()) {

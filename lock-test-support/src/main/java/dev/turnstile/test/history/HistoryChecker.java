@@ -19,7 +19,8 @@ import java.util.Map;
  *   <li>a semaphore of limit N never has more than N holds at once whose loss was not reported;
  *   <li>tokens increase with real time: a hold asked for after another was granted has the larger
  *       token (an <em>inversion</em> otherwise);
- *   <li>a loss is reported within {@code lossBound} after the lease's deadline, and a hold that
+ *   <li>a loss is reported within {@code lossBound} after the lease's deadline (or after the grant
+ *       came back, when Redis's reply came after that deadline), and a hold that
  *       another overlaps is reported lost within {@code lossBound} after the other's grant, unless
  *       its process was paused by the test then (a paused process reports when it wakes);
  *   <li>nothing hangs: every acquisition returns within its wait plus {@code hangBound}, and every
@@ -106,8 +107,11 @@ public final class HistoryChecker {
     }
 
     private void checkLossReport(Hold hold, Verdict verdict) {
-        if (hold.lossOverdueMicros() > this.lossBoundMicros) {
-            long deadline = hold.lossReported() - hold.lossOverdueMicros();
+        // A grant whose reply came back after its lease's deadline (Redis answered late) can only be
+        // reported lost once it is back: the bound counts from the later of the two.
+        long deadline = hold.lossReported() - hold.lossOverdueMicros();
+        long knowable = Math.max(deadline, hold.returned());
+        if (hold.lossReported() - knowable > this.lossBoundMicros) {
             if (!pausedDuring(hold.process(), deadline, hold.lossReported())) {
                 verdict.lateLosses++;
                 verdict.note("loss reported " + hold.lossOverdueMicros() / 1000 + " ms after the deadline: " + hold);

@@ -67,6 +67,20 @@ class HistoryCheckerTests {
     }
 
     @Test
+    void aGrantThatCameBackAfterItsDeadlineIsLateOnlyIfReportedWellAfterItCameBack() {
+        // Asked at 0, Redis answered 900 ms later, after the lease's deadline (600 ms): reported lost
+        // 50 ms after the grant came back is in time; 200 ms after is late (bound 100 ms).
+        assertThat(this.checker
+                        .check(List.of(hold("p1", "a", 1, 10, 0, 900_000, 950_000, 950_000, 350_000)))
+                        .lateLosses())
+                .isZero();
+        assertThat(this.checker
+                        .check(List.of(hold("p1", "a", 1, 10, 0, 900_000, 1_200_000, 1_100_000, 500_000)))
+                        .lateLosses())
+                .isEqualTo(1);
+    }
+
+    @Test
     void aTokenNotAboveOneGrantedBeforeTheAskIsAnInversionEvenWithoutOverlap() {
         HistoryChecker.Verdict verdict = this.checker.check(List.of(
                 hold("p1", "a", 1, 10, 0, 1_000, 2_000, -1, -1), hold("p2", "a", 1, 10, 3_000, 4_000, 5_000, -1, -1)));
