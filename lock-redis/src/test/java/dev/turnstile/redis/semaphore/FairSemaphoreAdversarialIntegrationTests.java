@@ -223,6 +223,35 @@ class FairSemaphoreAdversarialIntegrationTests {
         }
     }
 
+    /**
+     * A permit handed to the head lives only as long as the head's place (at most 5 s) until the
+     * head's next call takes it: then at the head's full lease (30 s here; the first holder's lease
+     * was 2 s, so nothing else keeps the holders' key that long).
+     */
+    @Test
+    void aHandedPermitIsTakenAtTheWaitersFullLease() throws Exception {
+        String name = "full-lease";
+        String holders = "turnstile:sem:{" + name + "}";
+        try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            RedisSemaphore fair = turnstile.semaphore(name, 1).fair();
+            Permit first = fair.acquire(Duration.ZERO, Duration.ofSeconds(2));
+            CompletableFuture<Permit> next =
+                    CompletableFuture.supplyAsync(() -> fair.acquire(Duration.ofSeconds(10), Duration.ofSeconds(30)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.zcard(holders + ":queue") == 1);
+            first.release();
+            Permit second = next.get(10, TimeUnit.SECONDS);
+            try {
+                assertThat(client.zscore(holders, second.id())).isNotNull();
+                assertThat(client.pttl(holders))
+                        .as("the holders' key lives as long as the taken permit's 30 s lease")
+                        .isGreaterThan(20_000L);
+            } finally {
+                second.release();
+            }
+        }
+    }
+
     private static void race(UnifiedJedis client, String name) throws Exception {
         int limit = 2;
         try (Turnstile turnstile = Turnstile.builder(client).build()) {
