@@ -100,7 +100,8 @@ public class MarketBenchmark implements ApplicationRunner {
         Files.writeString(
                 out.resolve("table-6.3.md"),
                 "Written by `./mvnw -q -DskipTests install && java -jar sample-app/target/sample-app.jar --benchmark"
-                        + " --duration=" + this.duration.toSeconds() + "s --out=" + out + "` on "
+                        + " --duration=" + this.duration.toSeconds() + "s --out="
+                        + dev.turnstile.sample.RunOutput.shown(out) + "` on "
                         + java.time.LocalDate.now()
                         + "; rerun it to refresh, never edit by hand.\n\n" + report.markdown());
         Files.writeString(out.resolve("table-6.3.csv"), report.csv());

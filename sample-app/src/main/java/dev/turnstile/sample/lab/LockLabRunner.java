@@ -61,7 +61,7 @@ class LockLabRunner implements ApplicationRunner {
         Files.writeString(
                 dir.resolve("lock-lab.md"),
                 "Written by `./mvnw -q -DskipTests install && java -jar sample-app/target/sample-app.jar --lab --out="
-                        + dir + "` on " + java.time.LocalDate.now()
+                        + dev.turnstile.sample.RunOutput.shown(dir) + "` on " + java.time.LocalDate.now()
                         + "; rerun it to refresh, never edit by hand.\n\n" + markdown);
         System.out.println("Wrote " + dir.toAbsolutePath().resolve("lock-lab.md"));
     }
