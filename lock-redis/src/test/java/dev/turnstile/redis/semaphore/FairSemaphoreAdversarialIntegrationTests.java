@@ -115,17 +115,19 @@ class FairSemaphoreAdversarialIntegrationTests {
             await().atMost(Duration.ofSeconds(10)).until(() -> otherClient.zcard(queue(name)) == 1);
             // The pool's last connection (the other one carries the release signals) is taken, so the
             // waiter's next call waits for it; each wait is interrupted.
-            int interrupts = 0;
+            AtomicInteger interrupts = new AtomicInteger();
             try (Connection taken = RedisClients.poolOf(client).getResource()) {
-                while (!waiter.isDone()) {
-                    if (waitsForAConnection(waiting)) {
-                        waiting.interrupt();
-                        interrupts++;
-                    }
-                    Thread.sleep(5);
-                }
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(5))
+                        .until(() -> {
+                            if (waitsForAConnection(waiting)) {
+                                waiting.interrupt();
+                                interrupts.incrementAndGet();
+                            }
+                            return waiter.isDone();
+                        });
             }
-            System.out.println("waiter interrupted " + interrupts + " times: "
+            System.out.println("waiter interrupted " + interrupts.get() + " times: "
                     + waiter.handle((permit, e) -> String.valueOf(e)).get());
             assertThat(waiter).as("the waiter failed").isCompletedExceptionally();
             assertThat(otherClient.zcard(queue(name)))
@@ -353,7 +355,9 @@ class FairSemaphoreAdversarialIntegrationTests {
                         workers.get(victim).interrupt();
                     }
                 }
-                Thread.sleep(ThreadLocalRandom.current().nextInt(1, 15));
+                // The fault's cadence (a nemesis step), not a wait for a condition.
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(
+                        ThreadLocalRandom.current().nextInt(1, 15)));
             }
             for (Thread worker : workers) {
                 worker.join(TimeUnit.SECONDS.toMillis(60));
