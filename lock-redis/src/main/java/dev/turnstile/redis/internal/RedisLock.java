@@ -5,7 +5,6 @@ import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LockAcquisitionException;
 import dev.turnstile.redis.NamedLock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -66,43 +65,38 @@ final class RedisLock implements NamedLock {
      */
     @Override
     public boolean isLocked() {
-        for (String name : this.names) {
+        return this.names.stream().anyMatch(name -> {
             String key = this.deployment.keys().lock(name);
-            if (this.deployment.scripts().call("read lock '" + name + "'", redis -> redis.exists(key))) {
-                return true;
-            }
-        }
-        return false;
+            return this.deployment.scripts().call("read lock '" + name + "'", redis -> redis.exists(key));
+        });
     }
 
     @Override
     public List<String> forceRelease() {
-        List<String> freed = new ArrayList<>();
-        for (String name : this.names) {
-            long deleted = (Long) this.deployment
-                    .scripts()
-                    .eval(
-                            LockScripts.FORCE_RELEASE,
-                            "force-release lock '" + name + "'",
-                            List.of(
-                                    this.deployment.keys().lock(name),
-                                    this.deployment.keys().lockForceReleased(name)),
-                            List.of(
-                                    this.deployment.keys().lockChannel(name),
-                                    this.deployment.signalMode().publishCommand(),
-                                    // at least 1 ms: PX must be positive
-                                    Long.toString(Math.max(
-                                            1,
-                                            this.deployment
-                                                    .options()
-                                                    .cohortMaxAge()
-                                                    .toMillis()))));
-            if (deleted == 1) {
-                log.warn("Force-released lock '{}'", name);
-                freed.add(name);
-            }
+        return this.names.stream().filter(this::forceReleaseOne).toList();
+    }
+
+    private boolean forceReleaseOne(String name) {
+        long deleted = (Long) this.deployment
+                .scripts()
+                .eval(
+                        LockScripts.FORCE_RELEASE,
+                        "force-release lock '" + name + "'",
+                        List.of(
+                                this.deployment.keys().lock(name),
+                                this.deployment.keys().lockForceReleased(name)),
+                        List.of(
+                                this.deployment.keys().lockChannel(name),
+                                this.deployment.signalMode().publishCommand(),
+                                // at least 1 ms: PX must be positive
+                                Long.toString(Math.max(
+                                        1,
+                                        this.deployment.options().cohortMaxAge().toMillis()))));
+        if (deleted != 1) {
+            return false;
         }
-        return freed;
+        log.warn("Force-released lock '{}'", name);
+        return true;
     }
 
     private Optional<Lease> acquireOne(String name, long start, long deadline, LeaseTerms terms) {

@@ -106,7 +106,7 @@ final class RedlockLock implements NamedLock {
      */
     @Override
     public boolean isLocked() {
-        for (String name : this.names) {
+        return this.names.stream().anyMatch(name -> {
             String key = this.redlock.keys().lock(name);
             long holding = this.redlock
                     .nodes()
@@ -117,11 +117,8 @@ final class RedlockLock implements NamedLock {
                     .stream()
                     .filter(answer -> answer.answered() && Boolean.TRUE.equals(answer.value()))
                     .count();
-            if (holding >= this.redlock.quorum()) {
-                return true;
-            }
-        }
-        return false;
+            return holding >= this.redlock.quorum();
+        });
     }
 
     /**
@@ -132,28 +129,28 @@ final class RedlockLock implements NamedLock {
      */
     @Override
     public List<String> forceRelease() {
-        List<String> freed = new ArrayList<>();
-        for (String name : this.names) {
-            List<String> keys =
-                    List.of(this.redlock.keys().lock(name), this.redlock.keys().lockForceReleased(name));
-            List<String> args = List.of(this.redlock.keys().lockChannel(name), "PUBLISH");
-            boolean held = this.redlock
-                    .nodes()
-                    .runAll(
-                            LockScripts.FORCE_RELEASE,
-                            keys,
-                            master -> args,
-                            System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
-                            false,
-                            this.redlock.masterCount())
-                    .stream()
-                    .anyMatch(answer -> answer.answered() && (Long) answer.value() == 1);
-            if (held) {
-                log.warn("Force-released Redlock lock '{}'", name);
-                freed.add(name);
-            }
+        return this.names.stream().filter(this::forceReleaseOne).toList();
+    }
+
+    private boolean forceReleaseOne(String name) {
+        List<String> keys =
+                List.of(this.redlock.keys().lock(name), this.redlock.keys().lockForceReleased(name));
+        List<String> args = List.of(this.redlock.keys().lockChannel(name), "PUBLISH");
+        boolean held = this.redlock
+                .nodes()
+                .runAll(
+                        LockScripts.FORCE_RELEASE,
+                        keys,
+                        master -> args,
+                        System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
+                        false,
+                        this.redlock.masterCount())
+                .stream()
+                .anyMatch(answer -> answer.answered() && (Long) answer.value() == 1);
+        if (held) {
+            log.warn("Force-released Redlock lock '{}'", name);
         }
-        return freed;
+        return held;
     }
 
     /**
