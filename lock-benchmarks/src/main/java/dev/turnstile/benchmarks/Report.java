@@ -137,15 +137,11 @@ final class Report {
                         result.scenario().contender(),
                         result.acquisitionsPerSecond(),
                         result.acquisitionsPerSecond() / baseline,
-                        Double.isNaN(result.roundTripsPerAcquisition())
-                                ? "–"
-                                : String.format(Locale.ROOT, "%.2f", result.roundTripsPerAcquisition()),
+                        orDash("%.2f", result.roundTripsPerAcquisition()),
                         result.commandsPerAcquisition(),
                         result.acquireP50Micros(),
                         result.acquireP99Micros(),
-                        Double.isNaN(result.handoffP50Micros())
-                                ? "–"
-                                : String.format(Locale.ROOT, "%.0f", result.handoffP50Micros()),
+                        orDash("%.0f", result.handoffP50Micros()),
                         result.cpuMicrosPerAcquisition(),
                         result.serverCpuMicrosPerAcquisition()));
             }
@@ -186,6 +182,11 @@ final class Report {
                     (clients, rate) -> text.append(String.format(Locale.ROOT, "| %d | %,.0f |%n", clients, rate)));
         }
         return text.toString();
+    }
+
+    /** A table cell: {@code value} in {@code format}, or a dash when it was not measured (NaN). */
+    static String orDash(String format, double value) {
+        return Double.isNaN(value) ? "–" : String.format(Locale.ROOT, format, value);
     }
 
     String csv() {

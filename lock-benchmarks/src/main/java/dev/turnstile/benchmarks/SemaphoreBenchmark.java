@@ -1,6 +1,5 @@
 package dev.turnstile.benchmarks;
 
-import dev.turnstile.benchmarks.Scenario.Contender;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.semaphore.RedisSemaphore;
 import dev.turnstile.test.redis.ChildJvm;
@@ -16,7 +15,6 @@ import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
@@ -130,41 +128,15 @@ public final class SemaphoreBenchmark {
                         "anchor: java.util.concurrent.Semaphore(5, fair), one process",
                         THREADS,
                         false,
-                        t -> inProcess(local)),
+                        t -> Contenders.inProcess(
+                                () -> local.tryAcquire(WAIT.toSeconds(), TimeUnit.SECONDS), local::release)),
                 new Scenario(
                         group,
                         "anchor: fair ReentrantLock hand-off, one process",
                         THREADS,
                         true,
-                        t -> inProcess(fairLock)));
-    }
-
-    private static Contender inProcess(Semaphore semaphore) {
-        return new Contender() {
-            @Override
-            public @Nullable Object acquire() throws InterruptedException {
-                return semaphore.tryAcquire(WAIT.toSeconds(), TimeUnit.SECONDS) ? semaphore : null;
-            }
-
-            @Override
-            public void release(Object handle) {
-                semaphore.release();
-            }
-        };
-    }
-
-    private static Contender inProcess(ReentrantLock lock) {
-        return new Contender() {
-            @Override
-            public @Nullable Object acquire() throws InterruptedException {
-                return lock.tryLock(WAIT.toSeconds(), TimeUnit.SECONDS) ? lock : null;
-            }
-
-            @Override
-            public void release(Object handle) {
-                lock.unlock();
-            }
-        };
+                        t -> Contenders.inProcess(
+                                () -> fairLock.tryLock(WAIT.toSeconds(), TimeUnit.SECONDS), fairLock::unlock)));
     }
 
     private static RedissonClient redisson(int port) {
@@ -212,9 +184,7 @@ public final class SemaphoreBenchmark {
                     row.acquisitionsPerSecond(),
                     row.acquisitionsPerSecond() / turnstile,
                     anchor ? "–" : String.format(Locale.ROOT, "%.2f", row.commandsPerAcquisition()),
-                    Double.isNaN(row.roundTripsPerAcquisition())
-                            ? "–"
-                            : String.format(Locale.ROOT, "%.2f", row.roundTripsPerAcquisition()),
+                    Report.orDash("%.2f", row.roundTripsPerAcquisition()),
                     row.acquireP50Micros(),
                     row.acquireP99Micros(),
                     anchor ? "–" : String.format(Locale.ROOT, "%.1f", row.serverCpuMicrosPerAcquisition())));
