@@ -3,7 +3,6 @@ package dev.turnstile.redis.internal;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LockAcquisitionException;
-import dev.turnstile.redis.NamedLock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -32,28 +31,17 @@ import org.slf4j.LoggerFactory;
  * watchdog at a third of its time until the lease is released; a given lease time is not renewed
  * (both decided once, as {@link LeaseTerms}).
  */
-final class RedisLock implements NamedLock {
+final class RedisLock extends AllOrNothingLock {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLock.class);
 
     private final RedisDeployment deployment;
     private final LocalGates gates;
-    private final List<String> names;
 
     RedisLock(RedisDeployment deployment, LocalGates gates, List<String> names) {
+        super(deployment, names); // one name, or distinct and sorted (Locks)
         this.deployment = deployment;
         this.gates = gates;
-        this.names = names; // one name, or distinct and sorted (Locks)
-    }
-
-    @Override
-    public List<String> names() {
-        return this.names;
-    }
-
-    @Override
-    public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
-        return AllOrNothing.tryAcquire(this.deployment, this.names, wait, leaseTime, this::acquireOne);
     }
 
     /**
@@ -64,19 +52,13 @@ final class RedisLock implements NamedLock {
      * used.
      */
     @Override
-    public boolean isLocked() {
-        return this.names.stream().anyMatch(name -> {
-            String key = this.deployment.keys().lock(name);
-            return this.deployment.scripts().call("read lock '" + name + "'", redis -> redis.exists(key));
-        });
+    boolean isLocked(String name) {
+        String key = this.deployment.keys().lock(name);
+        return this.deployment.scripts().call("read lock '" + name + "'", redis -> redis.exists(key));
     }
 
     @Override
-    public List<String> forceRelease() {
-        return this.names.stream().filter(this::forceReleaseOne).toList();
-    }
-
-    private boolean forceReleaseOne(String name) {
+    boolean forceRelease(String name) {
         long deleted = (Long) this.deployment
                 .scripts()
                 .eval(
@@ -99,7 +81,8 @@ final class RedisLock implements NamedLock {
         return true;
     }
 
-    private Optional<Lease> acquireOne(String name, long start, long deadline, LeaseTerms terms) {
+    @Override
+    Optional<Lease> acquireOne(String name, long start, long deadline, LeaseTerms terms) {
         LocalGates.Entry entry;
         try {
             entry = this.gates.enter(name, deadline);
@@ -238,6 +221,6 @@ final class RedisLock implements NamedLock {
 
     @Override
     public String toString() {
-        return "RedisLock" + this.names;
+        return "RedisLock" + names();
     }
 }
