@@ -45,8 +45,7 @@ public final class SemaphoreBenchmark {
     private SemaphoreBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        RunOptions options = RunOptions.parse(args);
+        RunOptions options = RunOptions.start(args);
         Path out = options.out();
         String only = options.only();
         double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
