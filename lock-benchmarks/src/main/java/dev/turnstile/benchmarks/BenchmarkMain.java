@@ -123,7 +123,7 @@ public final class BenchmarkMain {
                     .filter(line -> line.startsWith("redis_version:"))
                     .findFirst()
                     .orElse("redis_version:?");
-            Report report = new Report(
+            Report report = Report.of(
                     results,
                     RATIOS,
                     processes,

@@ -12,13 +12,21 @@ import org.jspecify.annotations.Nullable;
 /**
  * Renders measurements as Markdown (one table per group, each row as a ratio to the group's first
  * row), CSV, and an SVG chart of acquisitions per second per group.
+ *
+ * @param results the measurements, by group
+ * @param ratios the ratios the run states
+ * @param processes the two-process rows
+ * @param idle the keys left per idle name
+ * @param redisBenchmark {@code redis-benchmark -t set}: requests per second by clients
+ * @param header when, where and how it was measured
  */
-final class Report {
-
-    private final List<Measurement> results;
-    private final List<ProcessRow> processes;
-    private final List<IdleNames.Row> idle;
-    private final Map<Integer, Double> redisBenchmark;
+record Report(
+        List<Measurement> results,
+        List<Ratio> ratios,
+        List<ProcessRow> processes,
+        List<IdleNames.Row> idle,
+        Map<Integer, Double> redisBenchmark,
+        String header) {
 
     /**
      * One library in the two-process scenario.
@@ -42,10 +50,8 @@ final class Report {
      */
     record Ratio(String group, String contender, String reference, double target) {}
 
-    private final List<Ratio> ratios;
-    private final String header;
-
-    Report(
+    /** The report of one run, whose header says when, where and how it was measured. */
+    static Report of(
             List<Measurement> results,
             List<Ratio> ratios,
             List<ProcessRow> processes,
@@ -56,12 +62,7 @@ final class Report {
             int trials,
             String redisVersion,
             LocalDate date) {
-        this.results = results;
-        this.ratios = ratios;
-        this.processes = processes;
-        this.idle = idle;
-        this.redisBenchmark = redisBenchmark;
-        this.header = String.format(
+        String header = String.format(
                 Locale.ROOT,
                 "Measured %s on %d cores, %s, Java %s, client and server on one machine; warm-up %ds,"
                         + " median of %d trials of %ds each. Each row waits up to 30 s with a fixed 30 s lease"
@@ -73,13 +74,14 @@ final class Report {
                 warmUp.toSeconds(),
                 trials,
                 trial.toSeconds());
+        return new Report(results, ratios, processes, idle, redisBenchmark, header);
     }
 
     /**
      * The stated ratios whose two rows were both measured in this run, as a Markdown table (empty
      * when none was).
      */
-    String ratios() {
+    String ratioTable() {
         Map<String, List<Measurement>> groups = groups();
         StringBuilder rows = new StringBuilder();
         for (Ratio ratio : this.ratios) {
@@ -122,7 +124,7 @@ final class Report {
     }
 
     String markdown() {
-        StringBuilder text = new StringBuilder(this.header).append("\n").append(ratios());
+        StringBuilder text = new StringBuilder(this.header).append("\n").append(ratioTable());
         for (Map.Entry<String, List<Measurement>> group : groups().entrySet()) {
             double baseline = group.getValue().get(0).acquisitionsPerSecond();
             text.append("\n### ").append(group.getKey()).append("\n\n");
