@@ -133,19 +133,17 @@ record Report(
                     + " | server CPU µs/acq |\n");
             text.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (Measurement result : group.getValue()) {
-                text.append(String.format(
-                        Locale.ROOT,
-                        "| %s | %,.0f | %.2f | %s | %.1f | %.0f | %.0f | %s | %.0f | %.1f |%n",
-                        result.scenario().contender(),
-                        result.acquisitionsPerSecond(),
-                        result.acquisitionsPerSecond() / baseline,
-                        orDash("%.2f", result.roundTripsPerAcquisition()),
-                        result.commandsPerAcquisition(),
-                        result.acquireP50Micros(),
-                        result.acquireP99Micros(),
-                        orDash("%.0f", result.handoffP50Micros()),
-                        result.cpuMicrosPerAcquisition(),
-                        result.serverCpuMicrosPerAcquisition()));
+                text.append(rateCells(result.scenario().contender(), result.acquisitionsPerSecond(), baseline))
+                        .append(String.format(
+                                Locale.ROOT,
+                                " %s | %.1f | %.0f | %.0f | %s | %.0f | %.1f |%n",
+                                orDash("%.2f", result.roundTripsPerAcquisition()),
+                                result.commandsPerAcquisition(),
+                                result.acquireP50Micros(),
+                                result.acquireP99Micros(),
+                                orDash("%.0f", result.handoffP50Micros()),
+                                result.cpuMicrosPerAcquisition(),
+                                result.serverCpuMicrosPerAcquisition()));
             }
         }
         if (!this.processes.isEmpty()) {
@@ -155,16 +153,14 @@ record Report(
                     "| contender | acquisitions/s (both processes) | × first row | commands/acq | split (process 1 / 2) | acquire p99 µs |\n");
             text.append("|---|---:|---:|---:|---:|---:|\n");
             for (ProcessRow row : this.processes) {
-                text.append(String.format(
-                        Locale.ROOT,
-                        "| %s | %,.0f | %.2f | %.1f | %.0f%% / %.0f%% | %.0f |%n",
-                        row.contender(),
-                        row.acquisitionsPerSecond(),
-                        row.acquisitionsPerSecond() / baseline,
-                        row.commandsPerAcquisition(),
-                        row.firstProcessShare() * 100,
-                        (1 - row.firstProcessShare()) * 100,
-                        row.acquireP99Micros()));
+                text.append(rateCells(row.contender(), row.acquisitionsPerSecond(), baseline))
+                        .append(String.format(
+                                Locale.ROOT,
+                                " %.1f | %.0f%% / %.0f%% | %.0f |%n",
+                                row.commandsPerAcquisition(),
+                                row.firstProcessShare() * 100,
+                                (1 - row.firstProcessShare()) * 100,
+                                row.acquireP99Micros()));
             }
         }
         if (!this.idle.isEmpty()) {
@@ -184,6 +180,20 @@ record Report(
                     (clients, rate) -> text.append(String.format(Locale.ROOT, "| %d | %,.0f |%n", clients, rate)));
         }
         return text.toString();
+    }
+
+    /**
+     * The first cells of a contender's row, the same in every table: its name, its acquisitions per
+     * second and their ratio to {@code reference}'s (the table's first row, or the row it is
+     * compared with). The row's other cells follow, each as {@code " value |"}.
+     */
+    static String rateCells(String contender, double acquisitionsPerSecond, double reference) {
+        return String.format(
+                Locale.ROOT,
+                "| %s | %,.0f | %.2f |",
+                contender,
+                acquisitionsPerSecond,
+                acquisitionsPerSecond / reference);
     }
 
     /** A table cell: {@code value} in {@code format}, or a dash when it was not measured (NaN). */

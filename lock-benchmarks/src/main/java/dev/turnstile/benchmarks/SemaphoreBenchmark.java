@@ -176,17 +176,15 @@ public final class SemaphoreBenchmark {
         text.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Measurement row : rows) {
             boolean anchor = row.scenario().contender().startsWith("anchor");
-            text.append(String.format(
-                    Locale.ROOT,
-                    "| %s | %,.0f | %.2f | %s | %s | %.0f | %.0f | %s |%n",
-                    row.scenario().contender(),
-                    row.acquisitionsPerSecond(),
-                    row.acquisitionsPerSecond() / turnstile,
-                    anchor ? "–" : String.format(Locale.ROOT, "%.2f", row.commandsPerAcquisition()),
-                    Report.orDash("%.2f", row.roundTripsPerAcquisition()),
-                    row.acquireP50Micros(),
-                    row.acquireP99Micros(),
-                    anchor ? "–" : String.format(Locale.ROOT, "%.1f", row.serverCpuMicrosPerAcquisition())));
+            text.append(Report.rateCells(row.scenario().contender(), row.acquisitionsPerSecond(), turnstile))
+                    .append(String.format(
+                            Locale.ROOT,
+                            " %s | %s | %.0f | %.0f | %s |%n",
+                            anchor ? "–" : String.format(Locale.ROOT, "%.2f", row.commandsPerAcquisition()),
+                            Report.orDash("%.2f", row.roundTripsPerAcquisition()),
+                            row.acquireP50Micros(),
+                            row.acquireP99Micros(),
+                            anchor ? "–" : String.format(Locale.ROOT, "%.1f", row.serverCpuMicrosPerAcquisition())));
         }
         double fair = rows.isEmpty() ? Double.NaN : rate(rows, "Turnstile RedisSemaphore, fair");
         double redisson = rows.isEmpty() ? Double.NaN : rate(rows, "Redisson RPermitExpirableSemaphore");
