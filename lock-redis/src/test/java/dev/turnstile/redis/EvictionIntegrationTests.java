@@ -18,8 +18,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -88,6 +91,44 @@ class EvictionIntegrationTests {
                         .contains("another client take the lock at once")
                         .contains("only at its next renewal")
                         .contains("noeviction"));
+    }
+
+    /**
+     * Whichever read logs the WARN, a read that finds it logged returns only once it is written:
+     * the starter reads the servers when the application starts so that the WARN is out before the
+     * application is ready, also when the read that Turnstile starts in the background got there
+     * first. Here the background read is held while it writes the WARN; before the fix the second
+     * read returned at once, with nothing logged yet.
+     */
+    @Test
+    void aReadReturnsOnlyOnceTheWarnAnotherReadLogsIsWritten() throws Exception {
+        RedisServer evicting = evictingServer(ALLKEYS_LRU);
+        String address = "127.0.0.1:" + evicting.port();
+        Thread reader = Thread.currentThread();
+        CountDownLatch writing = new CountDownLatch(1);
+        PrintStream captured = System.err;
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8) {
+            @Override
+            public void println(String line) {
+                if (Thread.currentThread() != reader && line.contains(address + " may evict")) {
+                    writing.countDown();
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500)); // a slow write of the WARN
+                }
+                super.println(line);
+            }
+        });
+        try (UnifiedJedis client = evicting.newClient(Duration.ofSeconds(2));
+                Turnstile turnstile = Turnstile.builder(client).build()) {
+            assertThat(writing.await(10, TimeUnit.SECONDS))
+                    .as("the background read writes the WARN")
+                    .isTrue();
+            assertThat(turnstile.diagnostics().eviction())
+                    .singleElement()
+                    .satisfies(server -> assertThat(server.mayEvict()).isTrue());
+            assertThat(warnings(address)).as("written when the read returns").hasSize(1);
+        } finally {
+            System.setErr(captured);
+        }
     }
 
     @Test

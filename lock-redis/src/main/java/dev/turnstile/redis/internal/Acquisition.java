@@ -9,7 +9,10 @@ import org.jspecify.annotations.Nullable;
  * The acquisition sequence shared by locks and semaphores, after the local gate: wait for a grant
  * ({@link WaitLoop}), start the lease, and clean up on every way out: no grant in time, an interrupt
  * (the grant that raced it is released), or a failure. The replica check happens in the grant
- * itself ({@link ScriptRunner#evalGranting}).
+ * itself ({@link ScriptRunner#evalGranting}). An interrupt ends the waits, never a call to Redis:
+ * the tries and the clean-up calls run with it deferred ({@link Uninterrupted}), so a thread
+ * interrupted while it waits for a pooled connection still frees what it was granted and ends with
+ * the interrupted exception.
  */
 final class Acquisition {
 
@@ -66,11 +69,12 @@ final class Acquisition {
         try {
             lease.start();
         } catch (RuntimeException e) {
-            lease.close();
+            Uninterrupted.run(lease::close);
             throw e;
         }
         if (Thread.currentThread().isInterrupted()) {
-            lease.close();
+            // Released as by a thread that was not interrupted (the flag is set again afterwards).
+            Uninterrupted.run(lease::close);
             throw interrupted.get();
         }
         return lease;

@@ -3,6 +3,7 @@ package dev.turnstile.redis.internal;
 import dev.turnstile.redis.TurnstileDiagnostics.Eviction;
 import dev.turnstile.redis.TurnstileDiagnostics.Eviction.Risk;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +42,13 @@ final class EvictionCheck {
     /** Lists the servers to read now. */
     private final Supplier<List<MemoryServer>> servers;
 
-    private final Set<String> warned = ConcurrentHashMap.newKeySet();
+    /**
+     * The servers and policies warned of. Guarded by itself, held while the WARN is logged: a read
+     * that finds its server warned of returns only once the WARN is written, whichever thread wrote
+     * it (the starter's read at startup relies on it to have the WARN out before the application is
+     * ready, also when the background read got there first).
+     */
+    private final Set<String> warned = new HashSet<>();
     /**
      * Servers that could not be checked for good (INFO refused or unknown, no policy in its answer),
      * with what was reported: not asked again.
@@ -140,8 +147,12 @@ final class EvictionCheck {
         if (eviction.risk() == Risk.UNKNOWN) {
             this.settled.put(eviction.server(), eviction);
             note(eviction);
-        } else if (eviction.mayEvict() && this.warned.add(eviction.server() + " " + eviction.policy())) {
-            warn(eviction);
+        } else if (eviction.mayEvict()) {
+            synchronized (this.warned) {
+                if (this.warned.add(eviction.server() + " " + eviction.policy())) {
+                    warn(eviction);
+                }
+            }
         }
         return eviction;
     }

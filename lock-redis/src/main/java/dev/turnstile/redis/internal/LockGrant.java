@@ -55,13 +55,13 @@ record LockGrant(
      * release took it from this owner), else the waiters told.
      */
     static long release(RedisDeployment deployment, String name, String key, String channel, String ownerToken) {
-        return (Long) deployment
+        return (Long) Uninterrupted.call(() -> deployment
                 .scripts()
                 .eval(
                         LockScripts.RELEASE,
                         "release lock '" + name + "'",
                         List.of(key, deployment.keys().lockForceReleased(name)),
-                        List.of(ownerToken, channel, deployment.signalMode().publishCommand()));
+                        List.of(ownerToken, channel, deployment.signalMode().publishCommand())));
     }
 
     /** Under {@code minReplicas} the new time to live waits for the replicas too, as the grant did. */
@@ -76,10 +76,11 @@ record LockGrant(
                 Long.toString(this.grantedAtMillis),
                 Long.toString(Durations.ceilMillis(holdAtLeast)));
         if (this.deployment.options().minReplicas() == 0) {
-            return (Long) this.deployment.scripts().eval(LockScripts.RELEASE_AFTER, operation, keys, args);
+            return (Long) Uninterrupted.call(
+                    () -> this.deployment.scripts().eval(LockScripts.RELEASE_AFTER, operation, keys, args));
         }
-        ScriptRunner.Replicated replicated =
-                this.deployment.scripts().evalReplicated(LockScripts.RELEASE_AFTER, operation, keys, args);
+        ScriptRunner.Replicated replicated = Uninterrupted.call(
+                () -> this.deployment.scripts().evalReplicated(LockScripts.RELEASE_AFTER, operation, keys, args));
         long code = (Long) replicated.reply();
         if (code == 0 && replicated.replicas() < this.deployment.options().minReplicas()) {
             // Kept on the master only: after a failover the lock may come free before the hold ends.

@@ -53,7 +53,9 @@ final class PermitCalls {
         long sent = System.nanoTime();
         List<?> reply;
         try {
-            reply = (List<?>) (this.fair ? runFair(id, terms, staysQueued, holders) : runUnfair(id, terms, holders));
+            // An interrupt is acted on after the call (by the wait that follows, or the lease's start).
+            reply = (List<?>) Uninterrupted.call(
+                    () -> this.fair ? runFair(id, terms, staysQueued, holders) : runUnfair(id, terms, holders));
         } catch (RuntimeException e) {
             // Unreachable, or a script that failed part-way: free what it may have granted.
             releaseQuietly(id);
@@ -143,7 +145,8 @@ final class PermitCalls {
     /**
      * Renews permit {@code id} for {@code leaseNanos} and reserves {@code holders} fresh tokens for
      * the local holders it passes to; null if the permit is no longer held or, under {@code
-     * minReplicas}, the tokens reached too few replicas (a failover could lose them).
+     * minReplicas}, the tokens reached too few replicas (a failover could lose them). Part of a
+     * release (the pass that follows it), so an interrupt does not cut it ({@link Uninterrupted}).
      */
     private PermitCohort.@Nullable Reserved reserveTokens(String id, long leaseNanos, int holders) {
         Duration lease = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
@@ -159,14 +162,15 @@ final class PermitCalls {
         int minReplicas = this.deployment.options().minReplicas();
         if (minReplicas > 0) {
             // The reserved tokens must survive a failover, as a grant's do: else no pass.
-            ScriptRunner.Replicated replicated =
-                    this.deployment.scripts().evalReplicated(SemaphoreScripts.RESERVE, operation, keys, args);
+            ScriptRunner.Replicated replicated = Uninterrupted.call(
+                    () -> this.deployment.scripts().evalReplicated(SemaphoreScripts.RESERVE, operation, keys, args));
             reply = (List<?>) replicated.reply();
             if (replicated.replicas() < minReplicas) {
                 return null; // the permit goes back to Redis instead of passing on with those tokens
             }
         } else {
-            reply = (List<?>) this.deployment.scripts().eval(SemaphoreScripts.RESERVE, operation, keys, args);
+            reply = (List<?>) Uninterrupted.call(
+                    () -> this.deployment.scripts().eval(SemaphoreScripts.RESERVE, operation, keys, args));
         }
         if ((Long) reply.get(0) != 1) {
             return null;
@@ -180,14 +184,14 @@ final class PermitCalls {
      */
     void leaveQueue(String id, LeaseTerms terms) {
         try {
-            this.deployment
+            Uninterrupted.run(() -> this.deployment
                     .scripts()
                     .eval(
                             SemaphoreScripts.LEAVE_QUEUE,
                             "leave the queue of semaphore '" + this.name + "'",
                             PermitGrant.fairKeys(keys(), this.name),
                             PermitGrant.fairArgs(
-                                    this.deployment, this.name, id, this.limit, terms.millis(), "0", "0", "0", "1"));
+                                    this.deployment, this.name, id, this.limit, terms.millis(), "0", "0", "0", "1")));
         } catch (RuntimeException ignored) {
             // unreachable: the place, and a permit handed to it, expire after the waiter ttl
         }

@@ -68,13 +68,13 @@ final class PermitGrant implements Grant {
      * head of its queue. Returns -1 if the permit was not held, else the waiters told.
      */
     static long releaseFair(RedisDeployment deployment, String name, String id, int limit) {
-        List<?> reply = (List<?>) deployment
+        List<?> reply = (List<?>) Uninterrupted.call(() -> deployment
                 .scripts()
                 .eval(
                         SemaphoreScripts.RELEASE_FAIR,
                         "release a permit of fair semaphore '" + name + "'",
                         fairKeys(deployment.keys(), name),
-                        fairArgs(deployment, name, id, limit, "0", "0", "0", "0", "1"));
+                        fairArgs(deployment, name, id, limit, "0", "0", "0", "0", "1")));
         return (Long) reply.get(0);
     }
 
@@ -116,7 +116,7 @@ final class PermitGrant implements Grant {
 
     /** Releases permit {@code id} of semaphore {@code name}; -1 if it was not held, else the waiters told. */
     static long release(RedisDeployment deployment, String name, String id) {
-        return (Long) deployment
+        return (Long) Uninterrupted.call(() -> deployment
                 .scripts()
                 .eval(
                         SemaphoreScripts.RELEASE,
@@ -125,12 +125,12 @@ final class PermitGrant implements Grant {
                         List.of(
                                 id,
                                 deployment.keys().semaphoreChannel(name),
-                                deployment.signalMode().publishCommand()));
+                                deployment.signalMode().publishCommand())));
     }
 
     @Override
     public long releaseAfter(Duration holdAtLeast) {
-        return (Long) this.deployment
+        return (Long) Uninterrupted.call(() -> this.deployment
                 .scripts()
                 .eval(
                         SemaphoreScripts.RELEASE_AFTER,
@@ -141,6 +141,6 @@ final class PermitGrant implements Grant {
                                 this.channel,
                                 this.deployment.signalMode().publishCommand(),
                                 Long.toString(this.grantedAtMillis),
-                                Long.toString(Durations.ceilMillis(holdAtLeast))));
+                                Long.toString(Durations.ceilMillis(holdAtLeast)))));
     }
 }

@@ -158,7 +158,8 @@ final class RedisLock extends AllOrNothingLock {
                 this.deployment.options().fenceTtlMillis(terms.leaseTime()),
                 Integer.toString(holders));
         try {
-            reply = this.deployment
+            // An interrupt is acted on after the call (by the wait that follows, or the lease's start).
+            reply = Uninterrupted.call(() -> this.deployment
                     .scripts()
                     .evalGranting(
                             LockScripts.ACQUIRE,
@@ -166,7 +167,7 @@ final class RedisLock extends AllOrNothingLock {
                             keys,
                             args,
                             "Lock '" + name + "'",
-                            () -> releaseQuietly(name, key, gate.channel, owner));
+                            () -> releaseQuietly(name, key, gate.channel, owner)));
         } catch (RuntimeException e) {
             // Unreachable, or a script that failed part-way (a command the Redis user may not run)
             // after its SET: free what it may have granted instead of leaving it for the lease.

@@ -61,7 +61,8 @@ final class WaitLoop {
      *
      * @param courtesyNanos how long to wait for a release signal before the first try (0: none)
      * @return the grant, or null if the deadline passed
-     * @throws InterruptedException if interrupted while waiting; no grant is held then
+     * @throws InterruptedException if interrupted while waiting, or during an attempt that granted
+     *     nothing; no grant is held then
      */
     public static <T> @Nullable T acquire(
             ReleaseSignals signals, String channel, long deadlineNanos, long courtesyNanos, Attempt<T> attempt)
@@ -84,6 +85,7 @@ final class WaitLoop {
             boolean retryAtOnce = courtesyNanos <= 0 && subscription.joinedLive();
             while (true) {
                 long remaining = deadlineNanos - System.nanoTime();
+                requireNotInterrupted();
                 if (!retryAtOnce) {
                     subscription.await(seen + skip, Math.min(Math.max(remaining, 0), pause));
                 }
@@ -116,7 +118,8 @@ final class WaitLoop {
      * signal or after a short backoff, as {@link #acquire} does.
      *
      * @return the grant, or null if the deadline passed
-     * @throws InterruptedException if interrupted while waiting; the attempts' place may remain
+     * @throws InterruptedException if interrupted while waiting, or during an attempt that granted
+     *     nothing; the attempts' place may remain
      */
     public static <T> @Nullable T acquireInQueue(
             ReleaseSignals signals, String channel, long deadlineNanos, Attempt<T> attempt)
@@ -137,8 +140,19 @@ final class WaitLoop {
                 }
                 long skip = counted ? outcome.signalsToSkip() : 0;
                 long pause = counted ? outcome.retryHintNanos() : backoff.nextNanos();
+                requireNotInterrupted();
                 subscription.await(seen + skip, Math.min(remaining, Math.max(pause, 1)));
             }
+        }
+    }
+
+    /**
+     * Ends the wait of a thread interrupted meanwhile, also while it was in an attempt, which a
+     * call to Redis makes with the interrupt deferred ({@link Uninterrupted}).
+     */
+    private static void requireNotInterrupted() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
         }
     }
 }

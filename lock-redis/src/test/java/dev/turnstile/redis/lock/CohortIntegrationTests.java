@@ -307,13 +307,18 @@ class CohortIntegrationTests {
         try (UnifiedJedis elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile elsewhere = Turnstile.builder(elsewhereClient).build()) {
             NamedLock lock = this.turnstile.lock(name);
-            // The holder's fixed lease of 1 s may be passed on with 100 ms left; the next thread asks
-            // for the default 30 s lease and wants 1 s of the grant: it gives the grant back to Redis.
-            Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(1));
-            Future<Lease> next = queueBehind(lock, null, 1);
+            // The other process waits before the lock is taken: the first message on the channel is
+            // the grant's return, and the grant's 1 s is not spent on setting it up.
             CompletableFuture<Optional<Lease>> theirTry = new CompletableFuture<>();
             JedisPubSub slowWaiter = slowWaiter(elsewhereClient, elsewhere, name, theirTry);
-            await().atMost(Duration.ofSeconds(2)).until(() -> first.remaining().toMillis() < 600);
+            // The holder's fixed lease of 1 s may be passed on with 100 ms left; the next thread asks
+            // for the default 30 s lease and wants 1 s of the grant: it gives the grant back to Redis.
+            // It must do so before the grant expires in Redis (else nobody is told of its return):
+            // passed on with as much of the second left as can be (under 950 ms, so surely under the
+            // 1 s it wants), the next thread may be that much late to wake on a busy machine.
+            Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(1));
+            Future<Lease> next = queueBehind(lock, null, 1);
+            await().atMost(Duration.ofSeconds(2)).until(() -> first.remaining().toMillis() < 950);
             Optional<Lease> theirs = Optional.empty();
             try {
                 assertThat(first.release()).isTrue();
@@ -337,12 +342,17 @@ class CohortIntegrationTests {
     /**
      * Another process waiting on the release channel of {@code name}: told of a release, it needs
      * 2 ms to wake up and try (a busy machine), then completes {@code theirTry} with what it got.
+     * It tries once: the release of what it got may be published before its unsubscribe reaches
+     * Redis, and a second try would take the lock again and keep it from the thread that waits next.
      */
     private JedisPubSub slowWaiter(
             UnifiedJedis client, Turnstile elsewhere, String name, CompletableFuture<Optional<Lease>> theirTry) {
         JedisPubSub waiter = new JedisPubSub() {
             @Override
             public void onMessage(String channel, String message) {
+                if (theirTry.isDone()) {
+                    return; // a later release (its own), heard before the unsubscribe took effect
+                }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
                 try {
                     theirTry.complete(elsewhere.lock(name).tryAcquire(Duration.ZERO, null));
