@@ -171,7 +171,12 @@ final class LocalGates {
             @Override
             public boolean passOn(long deadlineNanos, long leaseNanos) {
                 long now = System.nanoTime();
-                return deadlineNanos - now > minLeftToPass(leaseNanos) && handOff(this.cohort, deadlineNanos, now);
+                long keyDeadline = this.cohort.keyDeadline(deadlineNanos);
+                if (keyDeadline - now > minLeftToPass(leaseNanos) && handOff(this.cohort, keyDeadline, now)) {
+                    this.cohort.refillIfDue(now, leaseNanos);
+                    return true;
+                }
+                return false;
             }
 
             @Override
@@ -184,7 +189,8 @@ final class LocalGates {
          * Passes the occupant's Redis grant, with the cohort's next fencing token, to the first
          * queued thread, which becomes the occupant; the token is taken only when a thread queues.
          *
-         * @param keyDeadlineNanos the occupant's deadline: the grant lives in Redis at least until then
+         * @param keyDeadlineNanos the grant lives in Redis at least until then (the occupant's
+         *     deadline, or a refill's)
          * @return false if no thread queues or the cohort must end: the occupant keeps the gate and
          *     must release in Redis
          */

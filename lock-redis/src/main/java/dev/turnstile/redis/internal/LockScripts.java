@@ -171,6 +171,29 @@ final class LockScripts {
             """);
 
     /**
+     * Reserves a lock cohort's next block. KEYS: lock, fence. ARGV: owner token, lease ms, counter
+     * ttl ms, tokens to reserve, release channel. Only while this owner holds the lock and no client
+     * is subscribed to its release channel (nobody else waits; a Redis user that may not run {@code
+     * PUBSUB NUMSUB} never refills): extends the key to at least the lease and reserves the tokens.
+     * Returns {@code {1, first token, server time ms}}, or {@code {0}} when refused.
+     */
+    static final LuaScript REFILL = LuaScript.of(FencingCounter.LUA + """
+            local call = redis.call
+            if call('GET', KEYS[1]) ~= ARGV[1] then
+              return {0}
+            end
+            local waiting = redis.pcall('PUBSUB', 'NUMSUB', ARGV[5])
+            if type(waiting) ~= 'table' or waiting[2] ~= 0 then
+              return {0}
+            end
+            if call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+              call('PEXPIRE', KEYS[1], ARGV[2])
+            end
+            local token, floor = fence_issue(KEYS[2], tonumber(ARGV[4]), ARGV[3])
+            return {1, token, (floor - floor % 1000) / 1000}
+            """);
+
+    /**
      * KEYS: lock, forced-release marker (optional). ARGV: owner token, lease ms. Sets the TTL only
      * if this owner holds the lock; never re-creates it. Returns 1 renewed, 0 gone, -1 held by
      * another owner, -2 taken from this owner by a forced release.

@@ -209,7 +209,8 @@ final class RedisLock implements NamedLock {
                     holders,
                     this.deployment.options().cohortMaxAge().toNanos(),
                     sent,
-                    grantedAt);
+                    grantedAt,
+                    CohortRefill.of(this.deployment, name, key, gate.fenceKey, gate.channel));
             return WaitLoop.Outcome.granted(ManagedLease.granted(
                     this.deployment.leases(),
                     LeaseKind.LOCK,
