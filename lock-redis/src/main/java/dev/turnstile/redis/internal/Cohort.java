@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
 final class Cohort {
 
     /**
-     * Reserves the next block of a cohort in Redis, off the passing thread: it answers with {@link
-     * #refilled} if Redis granted the block; otherwise the block in use is the cohort's last.
+     * Reserves the next block of a cohort in Redis; called by a thread that has passed the lock on
+     * (the holders go on passing meanwhile). It answers with {@link #refilled} if Redis granted the
+     * block; otherwise the block in use is the cohort's last. It never throws.
      */
     @FunctionalInterface
     interface Refill {
@@ -111,8 +112,8 @@ final class Cohort {
 
     /**
      * Asks for the next block once a quarter of the one in use is gone (by holders or by age), if
-     * the cohort refills and has not asked yet for this block. Call after {@link #takeToken}, outside
-     * the gate's lock.
+     * the cohort refills and has not asked yet for this block; the call to Redis runs on the calling
+     * thread. Call after a hand-off, outside the gate's lock.
      *
      * @param leaseNanos the passing holder's lease: the refill extends the key to at least that
      */

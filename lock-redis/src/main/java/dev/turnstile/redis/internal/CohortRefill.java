@@ -8,8 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reserves a lock cohort's next block in Redis ({@link LockScripts#REFILL}) on an I/O thread, so
- * the holders keep passing the lock while the call is out. Redis grants the block only while no
+ * Reserves a lock cohort's next block in Redis ({@link LockScripts#REFILL}) on the thread that has
+ * just passed the lock on, so the holders keep passing it while the call is out. Redis grants the block only while no
  * other client waits for the lock. Used on one server or Sentinel with plain pub/sub and without
  * {@code minReplicas}: there {@code PUBSUB NUMSUB} sees every waiter, and reserved tokens need no
  * replica's acknowledgement; elsewhere a cohort ends with its first block.
@@ -43,10 +43,6 @@ final class CohortRefill implements Cohort.Refill {
 
     @Override
     public void start(Cohort cohort, long leaseNanos) {
-        this.deployment.leases().watchdog().execute(() -> run(cohort, leaseNanos));
-    }
-
-    private void run(Cohort cohort, long leaseNanos) {
         long leaseMillis = TimeUnit.NANOSECONDS.toMillis(leaseNanos);
         long sent = System.nanoTime();
         List<?> reply;
