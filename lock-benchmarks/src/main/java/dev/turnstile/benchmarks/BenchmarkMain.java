@@ -57,8 +57,7 @@ public final class BenchmarkMain {
     private BenchmarkMain() {}
 
     public static void main(String[] args) throws Exception {
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        RunOptions options = RunOptions.parse(args);
+        RunOptions options = RunOptions.start(args);
         Path out = options.out();
         String only = options.only();
         try (RedisServer server = RedisServer.start()) {
@@ -124,7 +123,7 @@ public final class BenchmarkMain {
                     .filter(line -> line.startsWith("redis_version:"))
                     .findFirst()
                     .orElse("redis_version:?");
-            Report report = new Report(
+            Report report = Report.of(
                     results,
                     RATIOS,
                     processes,

@@ -184,24 +184,43 @@ final class Contenders {
         };
     }
 
+    /** Takes a {@code java.util.concurrent} primitive within a wait; true when taken. */
+    @FunctionalInterface
+    interface TimedTry {
+
+        boolean tryAcquire() throws InterruptedException;
+    }
+
+    /**
+     * A {@code java.util.concurrent} primitive shared by a scenario's threads (an anchor without
+     * Redis): {@code tryAcquire} within the wait, then {@code release}.
+     */
+    static Contender inProcess(TimedTry tryAcquire, Runnable release) {
+        return new Contender() {
+            @Override
+            public @Nullable Object acquire() throws InterruptedException {
+                return tryAcquire.tryAcquire() ? Boolean.TRUE : null;
+            }
+
+            @Override
+            public void release(Object handle) {
+                release.run();
+            }
+        };
+    }
+
     /**
      * The physical anchor of a hot key in one process: a fair {@link ReentrantLock}, the same object
      * for every thread of a scenario, so each acquisition is a FIFO hand-off between threads (a park
      * and an unpark), with no Redis at all.
      */
     static Contender fairReentrantLock(ReentrantLock lock) {
-        return new Contender() {
-            @Override
-            public Object acquire() {
-                lock.lock();
-                return lock;
-            }
-
-            @Override
-            public void release(Object handle) {
-                lock.unlock();
-            }
-        };
+        return inProcess(
+                () -> {
+                    lock.lock();
+                    return true;
+                },
+                lock::unlock);
     }
 
     static Contender annotated(AnnotatedService service) {

@@ -17,22 +17,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * round trips from the counting client (for contenders that use it) plus the server's SUBSCRIBE
  * and UNSUBSCRIBE calls; client CPU from this JVM's process CPU time, server CPU from the server's
  * main thread ({@code INFO cpu}).
+ *
+ * @param server the server the contenders use
+ * @param client the counting client (round trips)
+ * @param warmUp each scenario's warm-up
+ * @param trial one timed trial
+ * @param trials how many timed trials each scenario runs
  */
-final class Harness {
-
-    private final RedisServer server;
-    private final CountingRedis client;
-    private final Duration warmUp;
-    private final Duration trial;
-    private final int trials;
-
-    Harness(RedisServer server, CountingRedis client, Duration warmUp, Duration trial, int trials) {
-        this.server = server;
-        this.client = client;
-        this.warmUp = warmUp;
-        this.trial = trial;
-        this.trials = trials;
-    }
+record Harness(RedisServer server, CountingRedis client, Duration warmUp, Duration trial, int trials) {
 
     /**
      * Measures the scenarios of one group side by side: each is warmed up, then the trials run in

@@ -12,13 +12,21 @@ import org.jspecify.annotations.Nullable;
 /**
  * Renders measurements as Markdown (one table per group, each row as a ratio to the group's first
  * row), CSV, and an SVG chart of acquisitions per second per group.
+ *
+ * @param results the measurements, by group
+ * @param ratios the ratios the run states
+ * @param processes the two-process rows
+ * @param idle the keys left per idle name
+ * @param redisBenchmark {@code redis-benchmark -t set}: requests per second by clients
+ * @param header when, where and how it was measured
  */
-final class Report {
-
-    private final List<Measurement> results;
-    private final List<ProcessRow> processes;
-    private final List<IdleNames.Row> idle;
-    private final Map<Integer, Double> redisBenchmark;
+record Report(
+        List<Measurement> results,
+        List<Ratio> ratios,
+        List<ProcessRow> processes,
+        List<IdleNames.Row> idle,
+        Map<Integer, Double> redisBenchmark,
+        String header) {
 
     /**
      * One library in the two-process scenario.
@@ -42,10 +50,8 @@ final class Report {
      */
     record Ratio(String group, String contender, String reference, double target) {}
 
-    private final List<Ratio> ratios;
-    private final String header;
-
-    Report(
+    /** The report of one run, whose header says when, where and how it was measured. */
+    static Report of(
             List<Measurement> results,
             List<Ratio> ratios,
             List<ProcessRow> processes,
@@ -56,12 +62,7 @@ final class Report {
             int trials,
             String redisVersion,
             LocalDate date) {
-        this.results = results;
-        this.ratios = ratios;
-        this.processes = processes;
-        this.idle = idle;
-        this.redisBenchmark = redisBenchmark;
-        this.header = String.format(
+        String header = String.format(
                 Locale.ROOT,
                 "Measured %s on %d cores, %s, Java %s, client and server on one machine; warm-up %ds,"
                         + " median of %d trials of %ds each. Each row waits up to 30 s with a fixed 30 s lease"
@@ -73,13 +74,14 @@ final class Report {
                 warmUp.toSeconds(),
                 trials,
                 trial.toSeconds());
+        return new Report(results, ratios, processes, idle, redisBenchmark, header);
     }
 
     /**
      * The stated ratios whose two rows were both measured in this run, as a Markdown table (empty
      * when none was).
      */
-    String ratios() {
+    String ratioTable() {
         Map<String, List<Measurement>> groups = groups();
         StringBuilder rows = new StringBuilder();
         for (Ratio ratio : this.ratios) {
@@ -122,7 +124,7 @@ final class Report {
     }
 
     String markdown() {
-        StringBuilder text = new StringBuilder(this.header).append("\n").append(ratios());
+        StringBuilder text = new StringBuilder(this.header).append("\n").append(ratioTable());
         for (Map.Entry<String, List<Measurement>> group : groups().entrySet()) {
             double baseline = group.getValue().get(0).acquisitionsPerSecond();
             text.append("\n### ").append(group.getKey()).append("\n\n");
@@ -131,23 +133,17 @@ final class Report {
                     + " | server CPU µs/acq |\n");
             text.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (Measurement result : group.getValue()) {
-                text.append(String.format(
-                        Locale.ROOT,
-                        "| %s | %,.0f | %.2f | %s | %.1f | %.0f | %.0f | %s | %.0f | %.1f |%n",
-                        result.scenario().contender(),
-                        result.acquisitionsPerSecond(),
-                        result.acquisitionsPerSecond() / baseline,
-                        Double.isNaN(result.roundTripsPerAcquisition())
-                                ? "–"
-                                : String.format(Locale.ROOT, "%.2f", result.roundTripsPerAcquisition()),
-                        result.commandsPerAcquisition(),
-                        result.acquireP50Micros(),
-                        result.acquireP99Micros(),
-                        Double.isNaN(result.handoffP50Micros())
-                                ? "–"
-                                : String.format(Locale.ROOT, "%.0f", result.handoffP50Micros()),
-                        result.cpuMicrosPerAcquisition(),
-                        result.serverCpuMicrosPerAcquisition()));
+                text.append(rateCells(result.scenario().contender(), result.acquisitionsPerSecond(), baseline))
+                        .append(String.format(
+                                Locale.ROOT,
+                                " %s | %.1f | %.0f | %.0f | %s | %.0f | %.1f |%n",
+                                orDash("%.2f", result.roundTripsPerAcquisition()),
+                                result.commandsPerAcquisition(),
+                                result.acquireP50Micros(),
+                                result.acquireP99Micros(),
+                                orDash("%.0f", result.handoffP50Micros()),
+                                result.cpuMicrosPerAcquisition(),
+                                result.serverCpuMicrosPerAcquisition()));
             }
         }
         if (!this.processes.isEmpty()) {
@@ -157,16 +153,14 @@ final class Report {
                     "| contender | acquisitions/s (both processes) | × first row | commands/acq | split (process 1 / 2) | acquire p99 µs |\n");
             text.append("|---|---:|---:|---:|---:|---:|\n");
             for (ProcessRow row : this.processes) {
-                text.append(String.format(
-                        Locale.ROOT,
-                        "| %s | %,.0f | %.2f | %.1f | %.0f%% / %.0f%% | %.0f |%n",
-                        row.contender(),
-                        row.acquisitionsPerSecond(),
-                        row.acquisitionsPerSecond() / baseline,
-                        row.commandsPerAcquisition(),
-                        row.firstProcessShare() * 100,
-                        (1 - row.firstProcessShare()) * 100,
-                        row.acquireP99Micros()));
+                text.append(rateCells(row.contender(), row.acquisitionsPerSecond(), baseline))
+                        .append(String.format(
+                                Locale.ROOT,
+                                " %.1f | %.0f%% / %.0f%% | %.0f |%n",
+                                row.commandsPerAcquisition(),
+                                row.firstProcessShare() * 100,
+                                (1 - row.firstProcessShare()) * 100,
+                                row.acquireP99Micros()));
             }
         }
         if (!this.idle.isEmpty()) {
@@ -186,6 +180,25 @@ final class Report {
                     (clients, rate) -> text.append(String.format(Locale.ROOT, "| %d | %,.0f |%n", clients, rate)));
         }
         return text.toString();
+    }
+
+    /**
+     * The first cells of a contender's row, the same in every table: its name, its acquisitions per
+     * second and their ratio to {@code reference}'s (the table's first row, or the row it is
+     * compared with). The row's other cells follow, each as {@code " value |"}.
+     */
+    static String rateCells(String contender, double acquisitionsPerSecond, double reference) {
+        return String.format(
+                Locale.ROOT,
+                "| %s | %,.0f | %.2f |",
+                contender,
+                acquisitionsPerSecond,
+                acquisitionsPerSecond / reference);
+    }
+
+    /** A table cell: {@code value} in {@code format}, or a dash when it was not measured (NaN). */
+    static String orDash(String format, double value) {
+        return Double.isNaN(value) ? "–" : String.format(Locale.ROOT, format, value);
     }
 
     String csv() {

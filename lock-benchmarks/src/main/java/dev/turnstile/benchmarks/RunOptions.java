@@ -10,8 +10,17 @@ import java.time.Duration;
  */
 record RunOptions(Duration trial, Duration warmUp, int trials, Path out, String only) {
 
+    /**
+     * Starts a benchmark run: the libraries measured log only warnings (their INFO lines would
+     * interleave with the run's output), and the options are read from the run's arguments.
+     */
+    static RunOptions start(String[] args) {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        return parse(args);
+    }
+
     /** Reads the options from a run's arguments; what is not given keeps its default. */
-    static RunOptions parse(String[] args) {
+    private static RunOptions parse(String[] args) {
         Duration trial = Duration.ofSeconds(2);
         Duration warmUp = Duration.ofSeconds(1);
         int trials = 3;

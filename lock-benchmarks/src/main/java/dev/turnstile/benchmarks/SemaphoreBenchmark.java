@@ -1,6 +1,5 @@
 package dev.turnstile.benchmarks;
 
-import dev.turnstile.benchmarks.Scenario.Contender;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.semaphore.RedisSemaphore;
 import dev.turnstile.test.redis.ChildJvm;
@@ -16,7 +15,6 @@ import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
@@ -47,8 +45,7 @@ public final class SemaphoreBenchmark {
     private SemaphoreBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        RunOptions options = RunOptions.parse(args);
+        RunOptions options = RunOptions.start(args);
         Path out = options.out();
         String only = options.only();
         double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
@@ -130,41 +127,15 @@ public final class SemaphoreBenchmark {
                         "anchor: java.util.concurrent.Semaphore(5, fair), one process",
                         THREADS,
                         false,
-                        t -> inProcess(local)),
+                        t -> Contenders.inProcess(
+                                () -> local.tryAcquire(WAIT.toSeconds(), TimeUnit.SECONDS), local::release)),
                 new Scenario(
                         group,
                         "anchor: fair ReentrantLock hand-off, one process",
                         THREADS,
                         true,
-                        t -> inProcess(fairLock)));
-    }
-
-    private static Contender inProcess(Semaphore semaphore) {
-        return new Contender() {
-            @Override
-            public @Nullable Object acquire() throws InterruptedException {
-                return semaphore.tryAcquire(WAIT.toSeconds(), TimeUnit.SECONDS) ? semaphore : null;
-            }
-
-            @Override
-            public void release(Object handle) {
-                semaphore.release();
-            }
-        };
-    }
-
-    private static Contender inProcess(ReentrantLock lock) {
-        return new Contender() {
-            @Override
-            public @Nullable Object acquire() throws InterruptedException {
-                return lock.tryLock(WAIT.toSeconds(), TimeUnit.SECONDS) ? lock : null;
-            }
-
-            @Override
-            public void release(Object handle) {
-                lock.unlock();
-            }
-        };
+                        t -> Contenders.inProcess(
+                                () -> fairLock.tryLock(WAIT.toSeconds(), TimeUnit.SECONDS), fairLock::unlock)));
     }
 
     private static RedissonClient redisson(int port) {
@@ -205,19 +176,15 @@ public final class SemaphoreBenchmark {
         text.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Measurement row : rows) {
             boolean anchor = row.scenario().contender().startsWith("anchor");
-            text.append(String.format(
-                    Locale.ROOT,
-                    "| %s | %,.0f | %.2f | %s | %s | %.0f | %.0f | %s |%n",
-                    row.scenario().contender(),
-                    row.acquisitionsPerSecond(),
-                    row.acquisitionsPerSecond() / turnstile,
-                    anchor ? "–" : String.format(Locale.ROOT, "%.2f", row.commandsPerAcquisition()),
-                    Double.isNaN(row.roundTripsPerAcquisition())
-                            ? "–"
-                            : String.format(Locale.ROOT, "%.2f", row.roundTripsPerAcquisition()),
-                    row.acquireP50Micros(),
-                    row.acquireP99Micros(),
-                    anchor ? "–" : String.format(Locale.ROOT, "%.1f", row.serverCpuMicrosPerAcquisition())));
+            text.append(Report.rateCells(row.scenario().contender(), row.acquisitionsPerSecond(), turnstile))
+                    .append(String.format(
+                            Locale.ROOT,
+                            " %s | %s | %.0f | %.0f | %s |%n",
+                            anchor ? "–" : String.format(Locale.ROOT, "%.2f", row.commandsPerAcquisition()),
+                            Report.orDash("%.2f", row.roundTripsPerAcquisition()),
+                            row.acquireP50Micros(),
+                            row.acquireP99Micros(),
+                            anchor ? "–" : String.format(Locale.ROOT, "%.1f", row.serverCpuMicrosPerAcquisition())));
         }
         double fair = rows.isEmpty() ? Double.NaN : rate(rows, "Turnstile RedisSemaphore, fair");
         double redisson = rows.isEmpty() ? Double.NaN : rate(rows, "Redisson RPermitExpirableSemaphore");

@@ -15,8 +15,12 @@ public final class LockAcquisitionException extends TurnstileException {
     private final Duration waited;
     private final boolean interrupted;
 
-    private LockAcquisitionException(String message, String lockName, Duration waited, boolean interrupted) {
-        super(message);
+    private LockAcquisitionException(String lockName, Duration waited, boolean interrupted) {
+        super(
+                interrupted
+                        ? WaitMessages.interrupted(waited, "lock '" + lockName + "'", "the lock was not taken")
+                        : "Could not acquire lock '" + lockName + "' within " + Durations.format(waited)
+                                + ": another owner holds it. Wait longer, or treat this as 'busy, try later'.");
         this.lockName = lockName;
         this.waited = waited;
         this.interrupted = interrupted;
@@ -27,22 +31,12 @@ public final class LockAcquisitionException extends TurnstileException {
      * 'item:42' within 5s}.
      */
     public static LockAcquisitionException of(String lockName, Duration waited) {
-        return new LockAcquisitionException(
-                "Could not acquire lock '" + lockName + "' within " + Durations.format(waited)
-                        + ": another owner holds it. Wait longer, or treat this as 'busy, try later'.",
-                lockName,
-                waited,
-                false);
+        return new LockAcquisitionException(lockName, waited, false);
     }
 
     /** The waiting thread was interrupted; its interrupt flag is still set. */
     public static LockAcquisitionException interrupted(String lockName, Duration waited) {
-        return new LockAcquisitionException(
-                "Interrupted after waiting " + Durations.format(waited) + " for lock '" + lockName
-                        + "'; the lock was not taken",
-                lockName,
-                waited,
-                true);
+        return new LockAcquisitionException(lockName, waited, true);
     }
 
     /** Returns the name of the lock (for a multi-key lock, the key that could not be taken). */

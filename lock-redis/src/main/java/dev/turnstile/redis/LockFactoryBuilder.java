@@ -27,8 +27,7 @@ public abstract class LockFactoryBuilder<B extends LockFactoryBuilder<B>> {
      * Redlock, the same on every master.
      */
     public B keyPrefix(String keyPrefix) {
-        this.options.keyPrefix(keyPrefix);
-        return self();
+        return BuilderOptions.set(self(), options -> options.keyPrefix(keyPrefix));
     }
 
     /**
@@ -37,8 +36,7 @@ public abstract class LockFactoryBuilder<B extends LockFactoryBuilder<B>> {
      * crashed holder blocks others this long.
      */
     public B defaultLease(Duration defaultLease) {
-        this.options.defaultLease(defaultLease);
-        return self();
+        return BuilderOptions.set(self(), options -> options.defaultLease(defaultLease));
     }
 
     /**
@@ -48,14 +46,12 @@ public abstract class LockFactoryBuilder<B extends LockFactoryBuilder<B>> {
      * clock does not step back by more than the lease plus this.
      */
     public B fenceRetention(Duration fenceRetention) {
-        this.options.fenceRetention(fenceRetention);
-        return self();
+        return BuilderOptions.set(self(), options -> options.fenceRetention(fenceRetention));
     }
 
     /** Adds a listener that hears every lost lease of the instance built. */
     public B listener(LeaseListener listener) {
-        this.options.listener(listener);
-        return self();
+        return BuilderOptions.set(self(), options -> options.listener(listener));
     }
 
     @SuppressWarnings("unchecked")

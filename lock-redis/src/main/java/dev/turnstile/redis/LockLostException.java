@@ -16,8 +16,14 @@ public final class LockLostException extends TurnstileException {
     private final boolean rolledBack;
 
     private LockLostException(
-            String message, LeaseKind kind, String name, LeaseLostEvent.@Nullable Reason reason, boolean rolledBack) {
-        super(message, null);
+            LeaseKind kind, String name, LeaseLostEvent.@Nullable Reason reason, String why, boolean rolledBack) {
+        super(
+                "The " + kind.label() + " '" + name + "' is no longer held by this owner: " + why
+                        + (rolledBack
+                                ? "; the transaction was rolled back, so nothing it changed took effect."
+                                : ". Work done under it may overlap with the next owner's; use a longer lease,"
+                                        + " let the watchdog renew it, or check fencing tokens where you write."),
+                null);
         this.kind = kind;
         this.name = name;
         this.reason = reason;
@@ -35,14 +41,7 @@ public final class LockLostException extends TurnstileException {
      */
     public static LockLostException of(
             LeaseKind kind, String name, LeaseLostEvent.@Nullable Reason reason, String why) {
-        return new LockLostException(
-                "The " + kind.label() + " '" + name + "' is no longer held by this owner: " + why
-                        + ". Work done under it may overlap with the next owner's; use a longer lease,"
-                        + " let the watchdog renew it, or check fencing tokens where you write.",
-                kind,
-                name,
-                reason,
-                false);
+        return new LockLostException(kind, name, reason, why, false);
     }
 
     /**
@@ -52,13 +51,7 @@ public final class LockLostException extends TurnstileException {
      */
     public static LockLostException rolledBack(
             LeaseKind kind, String name, LeaseLostEvent.@Nullable Reason reason, String why) {
-        return new LockLostException(
-                "The " + kind.label() + " '" + name + "' is no longer held by this owner: " + why
-                        + "; the transaction was rolled back, so nothing it changed took effect.",
-                kind,
-                name,
-                reason,
-                true);
+        return new LockLostException(kind, name, reason, why, true);
     }
 
     /** Returns what was lost: a lock or a semaphore permit. */

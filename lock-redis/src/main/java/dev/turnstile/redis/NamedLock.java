@@ -1,5 +1,6 @@
 package dev.turnstile.redis;
 
+import dev.turnstile.redis.internal.Acquires;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -52,10 +53,9 @@ public interface NamedLock {
      *     and the time waited
      */
     default Lease acquire(Duration wait, @Nullable Duration leaseTime) {
-        long start = System.nanoTime();
-        return tryAcquire(wait, leaseTime)
-                .orElseThrow(() -> LockAcquisitionException.of(
-                        String.join(",", names()), Duration.ofNanos(System.nanoTime() - start)));
+        return Acquires.orRefuse(
+                () -> tryAcquire(wait, leaseTime),
+                waited -> LockAcquisitionException.of(String.join(",", names()), waited));
     }
 
     /**

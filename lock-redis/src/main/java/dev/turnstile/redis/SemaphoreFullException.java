@@ -15,8 +15,13 @@ public final class SemaphoreFullException extends TurnstileException {
     private final int limit;
     private final Duration waited;
 
-    private SemaphoreFullException(String message, String semaphoreName, int limit, Duration waited) {
-        super(message);
+    private SemaphoreFullException(String semaphoreName, int limit, Duration waited, boolean interrupted) {
+        super(
+                interrupted
+                        ? WaitMessages.interrupted(
+                                waited, "a permit of semaphore '" + semaphoreName + "'", "no permit was taken")
+                        : "Semaphore '" + semaphoreName + "' is full: all " + limit + " permits are held (waited "
+                                + Durations.format(waited) + "). Retry later or raise the limit.");
         this.semaphoreName = semaphoreName;
         this.limit = limit;
         this.waited = waited;
@@ -24,22 +29,12 @@ public final class SemaphoreFullException extends TurnstileException {
 
     /** {@code Semaphore 'account:7' is full: all 5 permits are held (waited 0ms)}. */
     public static SemaphoreFullException of(String semaphoreName, int limit, Duration waited) {
-        return new SemaphoreFullException(
-                "Semaphore '" + semaphoreName + "' is full: all " + limit + " permits are held (waited "
-                        + Durations.format(waited) + "). Retry later or raise the limit.",
-                semaphoreName,
-                limit,
-                waited);
+        return new SemaphoreFullException(semaphoreName, limit, waited, false);
     }
 
     /** The waiting thread was interrupted; its interrupt flag is still set. */
     public static SemaphoreFullException interrupted(String semaphoreName, int limit, Duration waited) {
-        return new SemaphoreFullException(
-                "Interrupted after waiting " + Durations.format(waited) + " for a permit of semaphore '" + semaphoreName
-                        + "'; no permit was taken",
-                semaphoreName,
-                limit,
-                waited);
+        return new SemaphoreFullException(semaphoreName, limit, waited, true);
     }
 
     /** Returns the semaphore's name. */

@@ -105,8 +105,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * thread that the pool adds as needed, so one stuck server never delays the others.
          */
         public Builder watchdogThreads(int watchdogThreads) {
-            BuilderOptions.of(this).watchdogThreads(watchdogThreads);
-            return this;
+            return BuilderOptions.set(this, options -> options.watchdogThreads(watchdogThreads));
         }
 
         /**
@@ -118,8 +117,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * that did not acknowledge can still be chosen. Off (0) by default.
          */
         public Builder minReplicas(int replicas, Duration timeout) {
-            BuilderOptions.of(this).minReplicas(replicas, timeout);
-            return this;
+            return BuilderOptions.set(this, options -> options.minReplicas(replicas, timeout));
         }
 
         /**
@@ -134,8 +132,7 @@ public final class Turnstile implements LockFactory, AutoCloseable {
          * as measurements.
          */
         public Builder lockCohort(int holders, Duration maxAge) {
-            BuilderOptions.of(this).lockCohort(holders, maxAge);
-            return this;
+            return BuilderOptions.set(this, options -> options.lockCohort(holders, maxAge));
         }
 
         /**

@@ -229,6 +229,14 @@ class MarketplaceApiIntegrationTests {
                 "{\"buyerId\":\"ben\",\"itemId\":\"lamp\",\"sellerId\":\"cara\",\"price\":25}");
         assertThat(lamp.statusCode()).as(lamp.body()).isEqualTo(201);
         JsonNode trade = this.json.readTree(lamp.body()).get("trade");
+        assertThat(trade.has("request"))
+                .as("what was asked stands in the trade itself")
+                .isFalse();
+        assertThat(List.of(
+                        trade.get("action").asString(),
+                        trade.get("who").asString(),
+                        trade.get("strategy").asString()))
+                .containsExactly("buy", "ben", "fine");
         assertThat(trade.get("locks").toString()).isEqualTo("[\"market:lamp.cara\",\"funds:ben\"]");
         assertThat(trade.get("waitedFor").size()).as("nobody held its locks").isZero();
         assertThat(trade.get("tokens").findValuesAsString("lock"))

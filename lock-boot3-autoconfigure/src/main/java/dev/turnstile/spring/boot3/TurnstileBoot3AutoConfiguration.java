@@ -3,10 +3,9 @@ package dev.turnstile.spring.boot3;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
-import dev.turnstile.spring.internal.actuate.TurnstileHealthCheck;
+import dev.turnstile.spring.internal.actuate.BootHealthApi;
 import dev.turnstile.spring.internal.actuate.TurnstileHealthSwitchedOff;
-import dev.turnstile.spring.internal.redis.SpringDataRedisSettings;
-import java.util.List;
+import dev.turnstile.spring.internal.redis.BootConnectionDetails;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -42,40 +41,29 @@ public final class TurnstileBoot3AutoConfiguration {
         @ConditionalOnBean(RedisConnectionDetails.class)
         @ConditionalOnMissingBean
         RedisConnection turnstileRedisConnection(RedisConnectionDetails details, Environment environment) {
+            BootConnectionDetails<RedisConnectionDetails.Node> boot = new BootConnectionDetails<>(
+                    details.getUsername(),
+                    details.getPassword(),
+                    null,
+                    environment,
+                    node -> new HostAndPort(node.host(), node.port()));
             RedisConnectionDetails.Cluster cluster = details.getCluster();
             if (cluster != null) {
-                return RedisConnection.cluster(
-                        nodes(cluster.getNodes()),
-                        details.getUsername(),
-                        details.getPassword(),
-                        SpringDataRedisSettings.tls(cluster.getSslBundle(), environment));
+                return boot.withSsl(cluster.getSslBundle()).cluster(cluster.getNodes());
             }
             RedisConnectionDetails.Sentinel sentinel = details.getSentinel();
             if (sentinel != null) {
-                return new RedisConnection(
-                        RedisConnection.Mode.SENTINEL,
-                        nodes(sentinel.getNodes()),
-                        sentinel.getDatabase(),
-                        details.getUsername(),
-                        details.getPassword(),
-                        sentinel.getMaster(),
-                        sentinel.getUsername(),
-                        sentinel.getPassword(),
-                        SpringDataRedisSettings.tls(sentinel.getSslBundle(), environment));
+                return boot.withSsl(sentinel.getSslBundle())
+                        .sentinel(
+                                sentinel.getNodes(),
+                                sentinel.getDatabase(),
+                                sentinel.getMaster(),
+                                sentinel.getUsername(),
+                                sentinel.getPassword());
             }
             RedisConnectionDetails.Standalone standalone = details.getStandalone();
-            return RedisConnection.standalone(
-                    new HostAndPort(standalone.getHost(), standalone.getPort()),
-                    standalone.getDatabase(),
-                    details.getUsername(),
-                    details.getPassword(),
-                    SpringDataRedisSettings.tls(standalone.getSslBundle(), environment));
-        }
-
-        private static List<HostAndPort> nodes(List<RedisConnectionDetails.Node> nodes) {
-            return nodes.stream()
-                    .map(node -> new HostAndPort(node.host(), node.port()))
-                    .toList();
+            return boot.withSsl(standalone.getSslBundle())
+                    .standalone(standalone.getHost(), standalone.getPort(), standalone.getDatabase());
         }
     }
 
@@ -98,12 +86,7 @@ public final class TurnstileBoot3AutoConfiguration {
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
         org.springframework.boot.actuate.health.HealthIndicator turnstileHealthIndicator(
                 Turnstile turnstile, ObjectProvider<Redlock> redlock) {
-            TurnstileHealthCheck check = new TurnstileHealthCheck(turnstile, redlock.getIfUnique());
-            return () -> check.report(
-                            org.springframework.boot.actuate.health.Health::up,
-                            org.springframework.boot.actuate.health.Health::down,
-                            org.springframework.boot.actuate.health.Health.Builder::withDetails)
-                    .build();
+            return HealthApi.BOOT3.turnstile(turnstile, redlock.getIfUnique());
         }
     }
 
@@ -120,10 +103,22 @@ public final class TurnstileBoot3AutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
         org.springframework.boot.actuate.health.HealthIndicator turnstileHealthIndicator(Environment environment) {
-            org.springframework.boot.actuate.health.Health health = org.springframework.boot.actuate.health.Health.up()
-                    .withDetails(TurnstileHealthSwitchedOff.details(environment))
-                    .build();
-            return () -> health;
+            return HealthApi.BOOT3.switchedOff(environment);
         }
+    }
+
+    /** Boot 3's health classes; loaded only by the configurations above, when they are present. */
+    private static final class HealthApi {
+
+        static final BootHealthApi<
+                        org.springframework.boot.actuate.health.HealthIndicator,
+                        org.springframework.boot.actuate.health.Health,
+                        org.springframework.boot.actuate.health.Health.Builder>
+                BOOT3 = new BootHealthApi<>(
+                        org.springframework.boot.actuate.health.Health::up,
+                        org.springframework.boot.actuate.health.Health::down,
+                        org.springframework.boot.actuate.health.Health.Builder::withDetails,
+                        org.springframework.boot.actuate.health.Health.Builder::build,
+                        health -> health::get);
     }
 }

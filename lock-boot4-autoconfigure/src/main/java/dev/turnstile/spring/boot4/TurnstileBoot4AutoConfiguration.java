@@ -3,10 +3,9 @@ package dev.turnstile.spring.boot4;
 import dev.turnstile.redis.Turnstile;
 import dev.turnstile.redis.lock.Redlock;
 import dev.turnstile.spring.autoconfigure.redis.RedisConnection;
-import dev.turnstile.spring.internal.actuate.TurnstileHealthCheck;
+import dev.turnstile.spring.internal.actuate.BootHealthApi;
 import dev.turnstile.spring.internal.actuate.TurnstileHealthSwitchedOff;
-import dev.turnstile.spring.internal.redis.SpringDataRedisSettings;
-import java.util.List;
+import dev.turnstile.spring.internal.redis.BootConnectionDetails;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -14,7 +13,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -43,37 +41,26 @@ public final class TurnstileBoot4AutoConfiguration {
         @ConditionalOnBean(DataRedisConnectionDetails.class)
         @ConditionalOnMissingBean
         RedisConnection turnstileRedisConnection(DataRedisConnectionDetails details, Environment environment) {
-            SslBundle ssl = SpringDataRedisSettings.tls(details.getSslBundle(), environment);
+            BootConnectionDetails<DataRedisConnectionDetails.Node> boot = new BootConnectionDetails<>(
+                    details.getUsername(),
+                    details.getPassword(),
+                    details.getSslBundle(),
+                    environment,
+                    node -> new HostAndPort(node.host(), node.port()));
             if (details.getCluster() != null) {
-                return RedisConnection.cluster(
-                        nodes(details.getCluster().getNodes()), details.getUsername(), details.getPassword(), ssl);
+                return boot.cluster(details.getCluster().getNodes());
             }
             DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
             if (sentinel != null) {
-                return new RedisConnection(
-                        RedisConnection.Mode.SENTINEL,
-                        nodes(sentinel.getNodes()),
+                return boot.sentinel(
+                        sentinel.getNodes(),
                         sentinel.getDatabase(),
-                        details.getUsername(),
-                        details.getPassword(),
                         sentinel.getMaster(),
                         sentinel.getUsername(),
-                        sentinel.getPassword(),
-                        ssl);
+                        sentinel.getPassword());
             }
             DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
-            return RedisConnection.standalone(
-                    new HostAndPort(standalone.getHost(), standalone.getPort()),
-                    standalone.getDatabase(),
-                    details.getUsername(),
-                    details.getPassword(),
-                    ssl);
-        }
-
-        private static List<HostAndPort> nodes(List<DataRedisConnectionDetails.Node> nodes) {
-            return nodes.stream()
-                    .map(node -> new HostAndPort(node.host(), node.port()))
-                    .toList();
+            return boot.standalone(standalone.getHost(), standalone.getPort(), standalone.getDatabase());
         }
     }
 
@@ -96,12 +83,7 @@ public final class TurnstileBoot4AutoConfiguration {
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
         org.springframework.boot.health.contributor.HealthIndicator turnstileHealthIndicator(
                 Turnstile turnstile, ObjectProvider<Redlock> redlock) {
-            TurnstileHealthCheck check = new TurnstileHealthCheck(turnstile, redlock.getIfUnique());
-            return () -> check.report(
-                            org.springframework.boot.health.contributor.Health::up,
-                            org.springframework.boot.health.contributor.Health::down,
-                            org.springframework.boot.health.contributor.Health.Builder::withDetails)
-                    .build();
+            return HealthApi.BOOT4.turnstile(turnstile, redlock.getIfUnique());
         }
     }
 
@@ -118,11 +100,22 @@ public final class TurnstileBoot4AutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
         org.springframework.boot.health.contributor.HealthIndicator turnstileHealthIndicator(Environment environment) {
-            org.springframework.boot.health.contributor.Health health =
-                    org.springframework.boot.health.contributor.Health.up()
-                            .withDetails(TurnstileHealthSwitchedOff.details(environment))
-                            .build();
-            return () -> health;
+            return HealthApi.BOOT4.switchedOff(environment);
         }
+    }
+
+    /** Boot 4's health classes; loaded only by the configurations above, when they are present. */
+    private static final class HealthApi {
+
+        static final BootHealthApi<
+                        org.springframework.boot.health.contributor.HealthIndicator,
+                        org.springframework.boot.health.contributor.Health,
+                        org.springframework.boot.health.contributor.Health.Builder>
+                BOOT4 = new BootHealthApi<>(
+                        org.springframework.boot.health.contributor.Health::up,
+                        org.springframework.boot.health.contributor.Health::down,
+                        org.springframework.boot.health.contributor.Health.Builder::withDetails,
+                        org.springframework.boot.health.contributor.Health.Builder::build,
+                        health -> health::get);
     }
 }

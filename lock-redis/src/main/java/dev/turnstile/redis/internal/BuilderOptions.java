@@ -2,6 +2,7 @@ package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.LockFactoryBuilder;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -26,5 +27,14 @@ public final class BuilderOptions {
     /** The options collected so far by {@code builder}. */
     public static TurnstileOptions.Builder of(LockFactoryBuilder<?> builder) {
         return access.apply(builder);
+    }
+
+    /**
+     * A builder setter: applies {@code option} to the options {@code builder} collects, then
+     * returns {@code builder}.
+     */
+    public static <B extends LockFactoryBuilder<B>> B set(B builder, Consumer<TurnstileOptions.Builder> option) {
+        option.accept(of(builder));
+        return builder;
     }
 }

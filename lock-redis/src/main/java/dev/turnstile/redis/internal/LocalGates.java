@@ -61,15 +61,8 @@ final class LocalGates {
             gate = this.gates.compute(
                     name, (key, existing) -> existing != null && existing.join() ? existing : new Gate(key));
         }
-        Entry entry = null;
-        try {
-            entry = gate.await(deadlineNanos);
-            return entry;
-        } finally {
-            if (entry == null) {
-                leave(gate);
-            }
-        }
+        Gate joined = gate;
+        return QueuedThread.awaitOrLeave(() -> joined.await(deadlineNanos), () -> leave(joined));
     }
 
     /** Returns the number of names with a thread inside or waiting. */

@@ -8,31 +8,12 @@ import java.util.List;
  * A lock's grant on one Redis deployment: the owner token in the lock key, renewed and released
  * owner-checked. Under {@code minReplicas} a renewal and a hold must reach that many replicas, as
  * the grant did. The holders of one lock cohort share the owner token; each has its own grant.
+ *
+ * @param grantedAtMillis the server's clock at the grant (or at the hand-off), in milliseconds
  */
-final class LockGrant implements Grant {
-
-    private final RedisDeployment deployment;
-    private final String name;
-    private final String key;
-    private final String channel;
-    private final String ownerToken;
-    private final long grantedAtMillis;
-
-    /** @param grantedAtMillis the server's clock at the grant (or at the hand-off), in milliseconds */
-    LockGrant(
-            RedisDeployment deployment,
-            String name,
-            String key,
-            String channel,
-            String ownerToken,
-            long grantedAtMillis) {
-        this.deployment = deployment;
-        this.name = name;
-        this.key = key;
-        this.channel = channel;
-        this.ownerToken = ownerToken;
-        this.grantedAtMillis = grantedAtMillis;
-    }
+record LockGrant(
+        RedisDeployment deployment, String name, String key, String channel, String ownerToken, long grantedAtMillis)
+        implements Grant {
 
     /**
      * Renews (or extends) the grant. When it reaches too few replicas, the lease keeps its previous

@@ -31,15 +31,7 @@ final class PermitQueues {
             entered.users++;
             return entered;
         });
-        PermitQueue.Entry entry = null;
-        try {
-            entry = queue.await(limit, waits, deadlineNanos);
-            return entry;
-        } finally {
-            if (entry == null) {
-                leave(queue);
-            }
-        }
+        return QueuedThread.awaitOrLeave(() -> queue.await(limit, waits, deadlineNanos), () -> leave(queue));
     }
 
     /** Returns the number of semaphore names with a thread of this process holding or queued. */

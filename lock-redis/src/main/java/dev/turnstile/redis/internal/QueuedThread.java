@@ -19,6 +19,33 @@ import org.jspecify.annotations.Nullable;
  */
 final class QueuedThread<E> {
 
+    /** A thread's wait for a place it joined: its entry, or null when the deadline passed first. */
+    @FunctionalInterface
+    interface Wait<E> {
+
+        @Nullable
+        E await() throws InterruptedException;
+    }
+
+    /**
+     * Waits for an entry into the place a thread joined; a thread that gets none (its deadline
+     * passed, it was interrupted or the wait failed) runs {@code leave}, so the place forgets it.
+     *
+     * @return the entry, or null if the deadline passed first
+     * @throws InterruptedException if interrupted while queued (nothing is held then)
+     */
+    static <E> @Nullable E awaitOrLeave(Wait<E> wait, Runnable leave) throws InterruptedException {
+        E entry = null;
+        try {
+            entry = wait.await();
+            return entry;
+        } finally {
+            if (entry == null) {
+                leave.run();
+            }
+        }
+    }
+
     private final Thread thread = Thread.currentThread();
     private final long enqueuedNanos = System.nanoTime();
     /** Set under the owner's lock when the thread is let in; null while it waits. */

@@ -3,9 +3,7 @@ package dev.turnstile.redis.internal;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LockAcquisitionException;
-import dev.turnstile.redis.NamedLock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -33,28 +31,17 @@ import org.slf4j.LoggerFactory;
  * watchdog at a third of its time until the lease is released; a given lease time is not renewed
  * (both decided once, as {@link LeaseTerms}).
  */
-final class RedisLock implements NamedLock {
+final class RedisLock extends AllOrNothingLock {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLock.class);
 
     private final RedisDeployment deployment;
     private final LocalGates gates;
-    private final List<String> names;
 
     RedisLock(RedisDeployment deployment, LocalGates gates, List<String> names) {
+        super(deployment, names); // one name, or distinct and sorted (Locks)
         this.deployment = deployment;
         this.gates = gates;
-        this.names = names; // one name, or distinct and sorted (Locks)
-    }
-
-    @Override
-    public List<String> names() {
-        return this.names;
-    }
-
-    @Override
-    public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
-        return AllOrNothing.tryAcquire(this.deployment, this.names, wait, leaseTime, this::acquireOne);
     }
 
     /**
@@ -65,47 +52,37 @@ final class RedisLock implements NamedLock {
      * used.
      */
     @Override
-    public boolean isLocked() {
-        for (String name : this.names) {
-            String key = this.deployment.keys().lock(name);
-            if (this.deployment.scripts().call("read lock '" + name + "'", redis -> redis.exists(key))) {
-                return true;
-            }
-        }
-        return false;
+    boolean isLocked(String name) {
+        String key = this.deployment.keys().lock(name);
+        return this.deployment.scripts().call("read lock '" + name + "'", redis -> redis.exists(key));
     }
 
     @Override
-    public List<String> forceRelease() {
-        List<String> freed = new ArrayList<>();
-        for (String name : this.names) {
-            long deleted = (Long) this.deployment
-                    .scripts()
-                    .eval(
-                            LockScripts.FORCE_RELEASE,
-                            "force-release lock '" + name + "'",
-                            List.of(
-                                    this.deployment.keys().lock(name),
-                                    this.deployment.keys().lockForceReleased(name)),
-                            List.of(
-                                    this.deployment.keys().lockChannel(name),
-                                    this.deployment.signalMode().publishCommand(),
-                                    // at least 1 ms: PX must be positive
-                                    Long.toString(Math.max(
-                                            1,
-                                            this.deployment
-                                                    .options()
-                                                    .cohortMaxAge()
-                                                    .toMillis()))));
-            if (deleted == 1) {
-                log.warn("Force-released lock '{}'", name);
-                freed.add(name);
-            }
+    boolean forceRelease(String name) {
+        long deleted = (Long) this.deployment
+                .scripts()
+                .eval(
+                        LockScripts.FORCE_RELEASE,
+                        "force-release lock '" + name + "'",
+                        List.of(
+                                this.deployment.keys().lock(name),
+                                this.deployment.keys().lockForceReleased(name)),
+                        List.of(
+                                this.deployment.keys().lockChannel(name),
+                                this.deployment.signalMode().publishCommand(),
+                                // at least 1 ms: PX must be positive
+                                Long.toString(Math.max(
+                                        1,
+                                        this.deployment.options().cohortMaxAge().toMillis()))));
+        if (deleted != 1) {
+            return false;
         }
-        return freed;
+        log.warn("Force-released lock '{}'", name);
+        return true;
     }
 
-    private Optional<Lease> acquireOne(String name, long start, long deadline, LeaseTerms terms) {
+    @Override
+    Optional<Lease> acquireOne(String name, long start, long deadline, LeaseTerms terms) {
         LocalGates.Entry entry;
         try {
             entry = this.gates.enter(name, deadline);
@@ -245,6 +222,6 @@ final class RedisLock implements NamedLock {
 
     @Override
     public String toString() {
-        return "RedisLock" + this.names;
+        return "RedisLock" + names();
     }
 }

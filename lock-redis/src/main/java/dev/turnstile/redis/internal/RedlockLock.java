@@ -3,7 +3,6 @@ package dev.turnstile.redis.internal;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.LockAcquisitionException;
-import dev.turnstile.redis.NamedLock;
 import dev.turnstile.redis.RedisUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +21,7 @@ import redis.clients.jedis.UnifiedJedis;
  * A Redlock lock on one name or several (all-or-nothing, in sorted order) over the masters of a
  * {@code Redlock}. Thread-safe.
  */
-final class RedlockLock implements NamedLock {
+final class RedlockLock extends AllOrNothingLock {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedlockLock.class);
 
@@ -41,38 +40,25 @@ final class RedlockLock implements NamedLock {
     static final String ALLOWANCE = Long.toString(CLOCK_ALLOWANCE_MICROS);
 
     private final RedlockEngine redlock;
-    private final List<String> names;
 
     RedlockLock(RedlockEngine redlock, List<String> names) {
+        super(redlock, List.copyOf(new TreeSet<>(names)));
         this.redlock = redlock;
-        this.names = List.copyOf(new TreeSet<>(names));
-    }
-
-    @Override
-    public List<String> names() {
-        return this.names;
     }
 
     /**
-     * Acquires each name on a majority of the masters, trying rounds until {@code wait} has passed.
+     * Acquires the name on a majority of the masters: tries rounds until one is granted or the wait
+     * has passed, with a random pause of up to the retry delay between them: the wait is the only
+     * deadline (a round that starts before it may end up to a node timeout after it, or two after a
+     * round that must be repeated). The lease's local deadline is its validity. The default lease is
+     * renewed by the watchdog on a majority.
      *
-     * @param leaseTime the lease; null for the default lease renewed by the watchdog (on a majority)
-     * @return a lease whose local deadline is its validity, or empty
      * @throws LockAcquisitionException if interrupted (the interrupt flag stays set)
      * @throws RedisUnavailableException when unreachable or failing masters, not other owners, kept
-     *     a name from a majority
+     *     the name from a majority
      */
     @Override
-    public Optional<Lease> tryAcquire(Duration wait, @Nullable Duration leaseTime) {
-        return AllOrNothing.tryAcquire(this.redlock, this.names, wait, leaseTime, this::acquireOne);
-    }
-
-    /**
-     * Tries rounds until one is granted or the wait has passed, with a random pause of up to the
-     * retry delay between them: the wait is the only deadline (a round that starts before it may
-     * end up to a node timeout after it, or two after a round that must be repeated).
-     */
-    private Optional<Lease> acquireOne(String name, long start, long deadline, LeaseTerms terms) {
+    Optional<Lease> acquireOne(String name, long start, long deadline, LeaseTerms terms) {
         while (true) {
             this.redlock.leases().requireOpen();
             Round last = attempt(name, terms, start);
@@ -101,59 +87,49 @@ final class RedlockLock implements NamedLock {
     }
 
     /**
-     * Returns whether any name is held on a majority of the masters right now (one read per master
-     * and name, each awaited at most the node timeout; a master that does not answer holds nothing).
+     * Whether the name is held on a majority of the masters right now (one read per master, each
+     * awaited at most the node timeout; a master that does not answer holds nothing).
      */
     @Override
-    public boolean isLocked() {
-        for (String name : this.names) {
-            String key = this.redlock.keys().lock(name);
-            long holding = this.redlock
-                    .nodes()
-                    .callAll(
-                            master -> master.exists(key),
-                            System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
-                            false)
-                    .stream()
-                    .filter(answer -> answer.answered() && Boolean.TRUE.equals(answer.value()))
-                    .count();
-            if (holding >= this.redlock.quorum()) {
-                return true;
-            }
-        }
-        return false;
+    boolean isLocked(String name) {
+        String key = this.redlock.keys().lock(name);
+        long holding = this.redlock
+                .nodes()
+                .callAll(
+                        master -> master.exists(key),
+                        System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
+                        false)
+                .stream()
+                .filter(answer -> answer.answered() && Boolean.TRUE.equals(answer.value()))
+                .count();
+        return holding >= this.redlock.quorum();
     }
 
     /**
-     * Deletes the lock on every master whoever holds it, for operators (the holder finds it lost at
-     * its next renewal); waits for each master at most the node timeout.
-     *
-     * @return the names that any master held
+     * Deletes the name on every master whoever holds it, for operators (the holder finds it lost at
+     * its next renewal); waits for each master at most the node timeout. True when any master held
+     * it.
      */
     @Override
-    public List<String> forceRelease() {
-        List<String> freed = new ArrayList<>();
-        for (String name : this.names) {
-            List<String> keys =
-                    List.of(this.redlock.keys().lock(name), this.redlock.keys().lockForceReleased(name));
-            List<String> args = List.of(this.redlock.keys().lockChannel(name), "PUBLISH");
-            boolean held = this.redlock
-                    .nodes()
-                    .runAll(
-                            LockScripts.FORCE_RELEASE,
-                            keys,
-                            master -> args,
-                            System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
-                            false,
-                            this.redlock.masterCount())
-                    .stream()
-                    .anyMatch(answer -> answer.answered() && (Long) answer.value() == 1);
-            if (held) {
-                log.warn("Force-released Redlock lock '{}'", name);
-                freed.add(name);
-            }
+    boolean forceRelease(String name) {
+        List<String> keys =
+                List.of(this.redlock.keys().lock(name), this.redlock.keys().lockForceReleased(name));
+        List<String> args = List.of(this.redlock.keys().lockChannel(name), "PUBLISH");
+        boolean held = this.redlock
+                .nodes()
+                .runAll(
+                        LockScripts.FORCE_RELEASE,
+                        keys,
+                        master -> args,
+                        System.nanoTime() + this.redlock.nodeTimeout().toNanos(),
+                        false,
+                        this.redlock.masterCount())
+                .stream()
+                .anyMatch(answer -> answer.answered() && (Long) answer.value() == 1);
+        if (held) {
+            log.warn("Force-released Redlock lock '{}'", name);
         }
-        return freed;
+        return held;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.turnstile.redis.semaphore;
 
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.SemaphoreFullException;
+import dev.turnstile.redis.internal.Acquires;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -96,10 +97,8 @@ public interface RedisSemaphore {
      * @throws SemaphoreFullException naming the semaphore, its limit and the time waited
      */
     default Permit acquire(Duration wait, @Nullable Duration leaseTime) {
-        long start = System.nanoTime();
-        return tryAcquire(wait, leaseTime)
-                .orElseThrow(
-                        () -> SemaphoreFullException.of(name(), limit(), Duration.ofNanos(System.nanoTime() - start)));
+        return Acquires.orRefuse(
+                () -> tryAcquire(wait, leaseTime), waited -> SemaphoreFullException.of(name(), limit(), waited));
     }
 
     /**

@@ -68,35 +68,20 @@ public class TurnstileProblemHandler {
         this.retryAfterSeconds = Long.toString(Math.max(1, (retryAfter.toMillis() + 999) / 1000));
     }
 
-    /** 429: the semaphore had no free permit within the method's wait. */
-    @ExceptionHandler(SemaphoreFullException.class)
-    public ResponseEntity<ProblemDetail> semaphoreFull(SemaphoreFullException e) {
-        return answer(e).entity();
-    }
-
     /**
-     * 409 with {@code Retry-After}: another owner held the lock for the whole wait. 503 without
-     * {@code Retry-After} when the wait was interrupted instead: that is no contention, and nothing
-     * says when to come back.
+     * The problem detail for a client that does not prefer {@code text/html}: 429 for a full
+     * semaphore; 409 with {@code Retry-After} for a busy lock, 503 without it for an interrupted
+     * wait (that is no contention, and nothing says when to come back); 409 without {@code
+     * Retry-After} for a lost lease (the work may have taken effect, and the client should check the
+     * resource before sending it again); 503 when Redis could not be reached. See {@link #answer}.
      */
-    @ExceptionHandler(LockAcquisitionException.class)
-    public ResponseEntity<ProblemDetail> lockBusy(LockAcquisitionException e) {
-        return answer(e).entity();
-    }
-
-    /**
-     * 409: the lease of the guarded method was lost while it ran (another owner may have held the
-     * lock meanwhile), so its work may not have been exclusive. No {@code Retry-After}: the work may
-     * have taken effect, and the client should check the resource before sending it again.
-     */
-    @ExceptionHandler(LockLostException.class)
-    public ResponseEntity<ProblemDetail> leaseLost(LockLostException e) {
-        return answer(e).entity();
-    }
-
-    /** 503: Redis could not be reached, so the guard could not be taken; the method did not run. */
-    @ExceptionHandler(RedisUnavailableException.class)
-    public ResponseEntity<ProblemDetail> redisUnavailable(RedisUnavailableException e) {
+    @ExceptionHandler({
+        SemaphoreFullException.class,
+        LockAcquisitionException.class,
+        LockLostException.class,
+        RedisUnavailableException.class
+    })
+    public ResponseEntity<ProblemDetail> problemDetail(TurnstileException e) {
         return answer(e).entity();
     }
 

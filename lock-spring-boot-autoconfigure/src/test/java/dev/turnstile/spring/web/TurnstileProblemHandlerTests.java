@@ -22,7 +22,7 @@ class TurnstileProblemHandlerTests {
     @Test
     void aLockHeldForTheWholeWaitIs409() {
         ResponseEntity<ProblemDetail> answer =
-                this.handler.lockBusy(LockAcquisitionException.of("item:42", Duration.ofSeconds(5)));
+                this.handler.problemDetail(LockAcquisitionException.of("item:42", Duration.ofSeconds(5)));
         assertThat(answer.getStatusCode().value()).isEqualTo(409);
         assertThat(answer.getBody().getProperties()).containsEntry("lock", "item:42");
     }
@@ -30,7 +30,7 @@ class TurnstileProblemHandlerTests {
     @Test
     void anInterruptedWaitIs503WithoutRetryAfter() {
         ResponseEntity<ProblemDetail> answer =
-                this.handler.lockBusy(LockAcquisitionException.interrupted("item:42", Duration.ofMillis(30)));
+                this.handler.problemDetail(LockAcquisitionException.interrupted("item:42", Duration.ofMillis(30)));
         assertThat(answer.getStatusCode().value()).isEqualTo(503);
         assertThat(answer.getHeaders().containsHeader(HttpHeaders.RETRY_AFTER)).isFalse();
         assertThat(answer.getBody().getDetail())
@@ -41,7 +41,7 @@ class TurnstileProblemHandlerTests {
     @Test
     void aLostLockIs409SayingTheWorkMayNotHaveBeenExclusive() {
         ResponseEntity<ProblemDetail> answer =
-                this.handler.leaseLost(LockLostException.of(LeaseKind.LOCK, "item:42", "another owner holds it"));
+                this.handler.problemDetail(LockLostException.of(LeaseKind.LOCK, "item:42", "another owner holds it"));
         assertThat(answer.getStatusCode().value()).isEqualTo(409);
         assertThat(answer.getHeaders().containsHeader(HttpHeaders.RETRY_AFTER)).isFalse();
         assertThat(answer.getBody().getTitle()).isEqualTo("Lock lost");
@@ -53,7 +53,7 @@ class TurnstileProblemHandlerTests {
 
     @Test
     void aLostPermitIs409NamingTheSemaphore() {
-        ResponseEntity<ProblemDetail> answer = this.handler.leaseLost(
+        ResponseEntity<ProblemDetail> answer = this.handler.problemDetail(
                 LockLostException.of(LeaseKind.SEMAPHORE, "partner:acme", "it expired in Redis"));
         assertThat(answer.getStatusCode().value()).isEqualTo(409);
         assertThat(answer.getBody().getTitle()).isEqualTo("Permit lost");
@@ -68,7 +68,7 @@ class TurnstileProblemHandlerTests {
     @Test
     void aFullSemaphoreIs429WithRetryAfterInWholeSeconds() {
         ResponseEntity<ProblemDetail> answer = new TurnstileProblemHandler(Duration.ofMillis(1500))
-                .semaphoreFull(SemaphoreFullException.of("partner:acme", 5, Duration.ZERO));
+                .problemDetail(SemaphoreFullException.of("partner:acme", 5, Duration.ZERO));
         assertThat(answer.getStatusCode().value()).isEqualTo(429);
         assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("2");
         assertThat(answer.getBody().getTitle()).isEqualTo("Too many concurrent requests");
@@ -82,7 +82,7 @@ class TurnstileProblemHandlerTests {
     @Test
     void aBusyLockCarriesRetryAfterOfAtLeastOneSecond() {
         ResponseEntity<ProblemDetail> answer = new TurnstileProblemHandler(Duration.ofMillis(10))
-                .lockBusy(LockAcquisitionException.of("item:42", Duration.ofSeconds(5)));
+                .problemDetail(LockAcquisitionException.of("item:42", Duration.ofSeconds(5)));
         assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
         assertThat(answer.getBody().getDetail())
                 .isEqualTo("'item:42' is being changed by another request; retry after 1s.");
@@ -90,7 +90,7 @@ class TurnstileProblemHandlerTests {
 
     @Test
     void redisUnavailableIs503WithRetryAfterAndNoRedisError() {
-        ResponseEntity<ProblemDetail> answer = this.handler.redisUnavailable(
+        ResponseEntity<ProblemDetail> answer = this.handler.problemDetail(
                 new RedisUnavailableException("Could not reach redis-7:6379", new IllegalStateException("refused")));
         assertThat(answer.getStatusCode().value()).isEqualTo(503);
         assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("2");
@@ -100,7 +100,7 @@ class TurnstileProblemHandlerTests {
 
     @Test
     void aLeaseLostBeforeTheCommitSaysHowAndThatTheWorkWasRolledBack() {
-        ResponseEntity<ProblemDetail> answer = this.handler.leaseLost(LockLostException.rolledBack(
+        ResponseEntity<ProblemDetail> answer = this.handler.problemDetail(LockLostException.rolledBack(
                 LeaseKind.LOCK, "item:42", LeaseLostEvent.Reason.FORCE_RELEASED, "it was released by an operator"));
         assertThat(answer.getStatusCode().value()).isEqualTo(409);
         assertThat(answer.getBody().getDetail())

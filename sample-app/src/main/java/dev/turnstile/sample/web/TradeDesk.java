@@ -65,8 +65,9 @@ class TradeDesk {
     MarketplaceController.TradeResponse list(String strategy, String itemId, String sellerId, long price) {
         Market market = market(strategy);
         requireUser("sellerId", sellerId);
-        try (TradeLog.Entry trade = this.trades.begin(new TradeLog.Request(
-                "list", sellerId, itemId, sellerId, price, strategy, false, market.listLocks(itemId, sellerId)))) {
+        try (TradeLog.Entry trade = this.trades.begin(
+                new TradeLog.Request("list", sellerId, itemId, sellerId, price, strategy, false),
+                market.listLocks(itemId, sellerId))) {
             return respond(market, trade, () -> market.listItem(this.connections, itemId, sellerId, price));
         }
     }
@@ -89,15 +90,9 @@ class TradeDesk {
         Market market = market(strategy);
         requireUser("buyerId", buyerId);
         Duration pause = slow ? this.slowTrade : Duration.ZERO;
-        try (TradeLog.Entry trade = this.trades.begin(new TradeLog.Request(
-                "buy",
-                buyerId,
-                itemId,
-                sellerId,
-                price,
-                strategy,
-                slow,
-                market.purchaseLocks(buyerId, itemId, sellerId)))) {
+        try (TradeLog.Entry trade = this.trades.begin(
+                new TradeLog.Request("buy", buyerId, itemId, sellerId, price, strategy, slow),
+                market.purchaseLocks(buyerId, itemId, sellerId))) {
             begun.accept(trade);
             return respond(
                     market,

@@ -1,5 +1,6 @@
 package dev.turnstile.sample.web;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.spring.aop.GuardObserver;
@@ -46,13 +47,7 @@ public class TradeLog implements GuardObserver {
      *
      * @param id its number in this instance, from 1
      * @param at when it started (epoch milliseconds)
-     * @param action {@code buy} or {@code list}
-     * @param who the buyer or the seller
-     * @param itemId the item
-     * @param sellerId its seller
-     * @param price the price
-     * @param strategy watch, lock or fine
-     * @param slow whether it was a slow trade (the locks held a few seconds longer)
+     * @param request what was asked for; its fields stand in the trade's JSON as the trade's own
      * @param state {@code waiting} for its locks, {@code holding} them, {@code running} (no lock:
      *     WATCH), or {@code done}
      * @param locks the names of the locks its strategy takes for it, resolved (also while it waits);
@@ -72,13 +67,7 @@ public class TradeLog implements GuardObserver {
     public record Trade(
             long id,
             long at,
-            String action,
-            String who,
-            String itemId,
-            String sellerId,
-            long price,
-            String strategy,
-            boolean slow,
+            @JsonUnwrapped Request request,
             String state,
             @Nullable List<String> locks,
             @Nullable Long waitedMillis,
@@ -108,32 +97,28 @@ public class TradeLog implements GuardObserver {
             @Nullable Long sincePrevious) {}
 
     /**
-     * A trade as it was asked for; the fields of the same names in {@link Trade}.
+     * A trade as it was asked for.
      *
      * @param action {@code buy} or {@code list}
      * @param who the buyer or the seller
-     * @param locks the names of the locks the trade's strategy takes for it; empty for none
+     * @param itemId the item
+     * @param sellerId its seller
+     * @param price the price
+     * @param strategy watch, lock or fine
+     * @param slow whether it was a slow trade (the locks held a few seconds longer)
      */
     public record Request(
-            String action,
-            String who,
-            String itemId,
-            String sellerId,
-            long price,
-            String strategy,
-            boolean slow,
-            List<String> locks) {
+            String action, String who, String itemId, String sellerId, long price, String strategy, boolean slow) {}
 
-        public Request {
-            locks = List.copyOf(locks);
-        }
-    }
-
-    /** Starts recording the trade {@code request} made on this thread, until {@link Entry#close()}. */
-    public Entry begin(Request request) {
+    /**
+     * Starts recording the trade {@code request} made on this thread, until {@link Entry#close()}.
+     *
+     * @param locks the names of the locks the trade's strategy takes for it; empty for none
+     */
+    public Entry begin(Request request, List<String> locks) {
         Entry entry;
         synchronized (this) {
-            entry = new Entry(this.nextId++, request);
+            entry = new Entry(this.nextId++, request, locks);
             this.entries.addFirst(entry);
             while (this.entries.size() > KEEP) {
                 this.entries.removeLast();
@@ -200,10 +185,10 @@ public class TradeLog implements GuardObserver {
         private @Nullable String outcome;
         private int retries;
 
-        private Entry(long id, Request request) {
+        private Entry(long id, Request request, List<String> locks) {
             this.id = id;
             this.request = request;
-            this.locks = request.locks();
+            this.locks = List.copyOf(locks);
         }
 
         /** Completes once the trade holds its locks; never, if it takes none or does not get them. */
@@ -280,13 +265,7 @@ public class TradeLog implements GuardObserver {
             return new Trade(
                     this.id,
                     this.at,
-                    this.request.action(),
-                    this.request.who(),
-                    this.request.itemId(),
-                    this.request.sellerId(),
-                    this.request.price(),
-                    this.request.strategy(),
-                    this.request.slow(),
+                    this.request,
                     state,
                     this.locks.isEmpty() ? null : this.locks,
                     this.locks.isEmpty() ? null : millis(waited),
