@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
  * <p>A cohort is bounded: each block serves at most {@code holders} holders (the tokens reserved)
  * and {@code maxAgeNanos} of passing after it was reserved in Redis, after which the lock goes back
  * to Redis and the waiters of other processes get their turn. While a block is being used, the
- * cohort may ask Redis for the next one ({@link Refill}): Redis grants it, and extends the key, only
- * while no other client waits for the lock. So passes go on without a gap while this process is the
+ * cohort may ask Redis for the next one ({@link Refill}): Redis grants it only while this owner
+ * still holds the lock and no other client waits for it. A refill never touches the key's expiry:
+ * each holder's lease still counts from what its own chain of holders knows of the key. So passes go on without a gap while this process is the
  * only one that wants the lock, and a client that starts waiting is served after at most the block
  * in use and one more. Used by one occupant at a time (hand-offs go through the gate's lock); a
  * refill's answer comes from another thread, so the state is guarded by this object's monitor.
@@ -29,7 +30,7 @@ final class Cohort {
     @FunctionalInterface
     interface Refill {
 
-        /** Asks Redis for {@code cohort}'s next block, extending the key to at least {@code leaseNanos}. */
+        /** Asks Redis for {@code cohort}'s next block; its counter lives at least {@code leaseNanos} plus the retention. */
         void start(Cohort cohort, long leaseNanos);
     }
 
@@ -41,10 +42,6 @@ final class Cohort {
     private long grantedAtMillis;
     private long nextToken;
     private long lastToken;
-    /** Whether a refill extended the key; then it lives at least until {@link #refilledDeadlineNanos}. */
-    private boolean refilledOnce;
-
-    private long refilledDeadlineNanos;
     /** Whether a refill was asked for the block in use (at most one per block). */
     private boolean refillAsked;
     /** The next block, reserved in Redis and not yet used; null if none. */
@@ -115,7 +112,8 @@ final class Cohort {
      * the cohort refills and has not asked yet for this block; the call to Redis runs on the calling
      * thread. Call after a hand-off, outside the gate's lock.
      *
-     * @param leaseNanos the passing holder's lease: the refill extends the key to at least that
+     * @param leaseNanos the passing holder's lease: the reserved tokens' counter lives at least that
+     *     plus the fence retention
      */
     void refillIfDue(long nowNanos, long leaseNanos) {
         Refill refill = this.refill;
@@ -134,24 +132,11 @@ final class Cohort {
     }
 
     /**
-     * Redis reserved the next block from {@code firstToken} and extended the key until at least
-     * {@code keyDeadlineNanos}; the refill was sent at {@code sentNanos} and ran at the server's
-     * {@code grantedAtMillis}.
+     * Redis reserved the next block from {@code firstToken}; the refill was sent at {@code sentNanos}
+     * and ran at the server's {@code grantedAtMillis}.
      */
-    synchronized void refilled(long firstToken, long sentNanos, long grantedAtMillis, long keyDeadlineNanos) {
+    synchronized void refilled(long firstToken, long sentNanos, long grantedAtMillis) {
         this.next = new Block(firstToken, sentNanos, grantedAtMillis);
-        this.refilledDeadlineNanos = keyDeadline(keyDeadlineNanos);
-        this.refilledOnce = true;
-    }
-
-    /**
-     * The latest moment the key is known to live given that a holder's lease knew {@code
-     * holderDeadlineNanos}: a refill may have extended it.
-     */
-    synchronized long keyDeadline(long holderDeadlineNanos) {
-        return !this.refilledOnce || holderDeadlineNanos - this.refilledDeadlineNanos >= 0
-                ? holderDeadlineNanos
-                : this.refilledDeadlineNanos;
     }
 
     /**

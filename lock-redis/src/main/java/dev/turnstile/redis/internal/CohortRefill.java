@@ -55,7 +55,6 @@ final class CohortRefill implements Cohort.Refill {
                             this.keys,
                             List.of(
                                     cohort.ownerToken(),
-                                    Long.toString(leaseMillis),
                                     this.deployment.options().fenceTtlMillis(Duration.ofMillis(leaseMillis)),
                                     Integer.toString(cohort.holders()),
                                     this.channel));
@@ -64,7 +63,7 @@ final class CohortRefill implements Cohort.Refill {
             return; // the cohort ends with the block it has
         }
         if ((Long) reply.get(0) == 1) {
-            cohort.refilled((Long) reply.get(1), sent, (Long) reply.get(2), sent + leaseNanos);
+            cohort.refilled((Long) reply.get(1), sent, (Long) reply.get(2));
         }
     }
 }

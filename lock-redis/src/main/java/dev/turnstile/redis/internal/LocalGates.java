@@ -164,8 +164,7 @@ final class LocalGates {
             @Override
             public boolean passOn(long deadlineNanos, long leaseNanos) {
                 long now = System.nanoTime();
-                long keyDeadline = this.cohort.keyDeadline(deadlineNanos);
-                if (keyDeadline - now > minLeftToPass(leaseNanos) && handOff(this.cohort, keyDeadline, now)) {
+                if (deadlineNanos - now > minLeftToPass(leaseNanos) && handOff(this.cohort, deadlineNanos, now)) {
                     this.cohort.refillIfDue(now, leaseNanos);
                     return true;
                 }
@@ -182,8 +181,7 @@ final class LocalGates {
          * Passes the occupant's Redis grant, with the cohort's next fencing token, to the first
          * queued thread, which becomes the occupant; the token is taken only when a thread queues.
          *
-         * @param keyDeadlineNanos the grant lives in Redis at least until then (the occupant's
-         *     deadline, or a refill's)
+         * @param keyDeadlineNanos the occupant's deadline: the grant lives in Redis at least until then
          * @return false if no thread queues or the cohort must end: the occupant keeps the gate and
          *     must release in Redis
          */

@@ -171,25 +171,24 @@ final class LockScripts {
             """);
 
     /**
-     * Reserves a lock cohort's next block. KEYS: lock, fence. ARGV: owner token, lease ms, counter
-     * ttl ms, tokens to reserve, release channel. Only while this owner holds the lock and no client
+     * Reserves a lock cohort's next block. KEYS: lock, fence. ARGV: owner token, counter ttl ms
+     * (lease plus retention), tokens to reserve, release channel. Only while this owner holds the lock and no client
      * is subscribed to its release channel (nobody else waits; a Redis user that may not run {@code
-     * PUBSUB NUMSUB} never refills): extends the key to at least the lease and reserves the tokens.
-     * Returns {@code {1, first token, server time ms}}, or {@code {0}} when refused.
+     * PUBSUB NUMSUB} never refills): reserves the tokens. The key's expiry is left alone: the holders'
+     * renewals, top-ups and releases (a release with a hold among them) decide it, and no holder
+     * counts on a refill to keep the key. Returns {@code {1, first token, server time ms}}, or {@code
+     * {0}} when refused.
      */
     static final LuaScript REFILL = LuaScript.of(FencingCounter.LUA + """
             local call = redis.call
             if call('GET', KEYS[1]) ~= ARGV[1] then
               return {0}
             end
-            local waiting = redis.pcall('PUBSUB', 'NUMSUB', ARGV[5])
+            local waiting = redis.pcall('PUBSUB', 'NUMSUB', ARGV[4])
             if type(waiting) ~= 'table' or waiting[2] ~= 0 then
               return {0}
             end
-            if call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
-              call('PEXPIRE', KEYS[1], ARGV[2])
-            end
-            local token, floor = fence_issue(KEYS[2], tonumber(ARGV[4]), ARGV[3])
+            local token, floor = fence_issue(KEYS[2], tonumber(ARGV[3]), ARGV[2])
             return {1, token, (floor - floor % 1000) / 1000}
             """);
 
