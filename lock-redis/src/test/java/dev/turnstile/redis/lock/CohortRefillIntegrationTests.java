@@ -117,6 +117,46 @@ class CohortRefillIntegrationTests {
     }
 
     /**
+     * A holder passed on that releases with a hold right away ({@code releaseAfter}, ShedLock's
+     * {@code lockAtLeastFor}) keeps the key under the cohort's owner token for the hold. The refill
+     * the pass asked for may reach Redis after that release: it must not stretch the hold to the
+     * passer's lease (the cohort is over; nobody would free the key before it expires).
+     */
+    @Test
+    void aReleaseWithAHoldRightAfterAPassIsNotStretchedByTheRefill() throws Exception {
+        try (Turnstile here = cohortOfFour(null)) {
+            int tries = 0;
+            List<String> stretched = new CopyOnWriteArrayList<>();
+            for (int i = 0; i < 300 && stretched.isEmpty(); i++) {
+                tries++;
+                String name = "hold-after-pass-" + i;
+                NamedLock lock = here.lock(name);
+                Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(20));
+                long before = queuedThreads();
+                Future<Lease> queued = this.threads.submit(() -> {
+                    Lease second = lock.acquire(Duration.ofSeconds(10), Duration.ofSeconds(20));
+                    second.releaseAfter(Duration.ofMillis(100));
+                    return second;
+                });
+                await().pollInterval(Duration.ofMillis(1))
+                        .atMost(Duration.ofSeconds(5))
+                        .until(() -> queuedThreads() > before);
+                first.release(); // passed on: a quarter of the block of 4 is used, the refill is asked
+                queued.get(5, TimeUnit.SECONDS);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(150));
+                long pttl = this.client.pttl(key(name));
+                if (pttl > 1_000) {
+                    stretched.add(name + ": pttl " + pttl + " ms 150 ms after a 100 ms hold");
+                }
+            }
+            System.out.printf("holds stretched: %s after %d tries%n", stretched, tries);
+            assertThat(stretched)
+                    .as("keys still there long after a 100 ms hold of a cohort that ended (%d tries)", tries)
+                    .isEmpty();
+        }
+    }
+
+    /**
      * Lets the shortened time to live run out, then has another process try the lock: the holder
      * passed on either kept the key (its top-up renewed it) or is no longer held; never both it
      * and the other process.
