@@ -85,6 +85,51 @@ class CohortRefillIntegrationTests {
     }
 
     /**
+     * As above, and the holder passed on then passes the grant again: a hold that starts after
+     * another process was granted the lock must not overlap it, nor get a lower fencing token.
+     */
+    @Test
+    void aPassAfterTheShortenedKeyExpiredNeitherOverlapsNorUndercutsAnotherProcess() throws Exception {
+        String name = "refill-then-extend-then-pass";
+        try (Turnstile here = cohortOfFour(null);
+                Turnstile elsewhere = cohortOfFour(this.elsewhereClient)) {
+            NamedLock lock = here.lock(name);
+            Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(20));
+            long reserved = fence(name);
+            Future<Lease> queued = queueBehind(lock, Duration.ofSeconds(20));
+            first.release();
+            Lease second = queued.get(5, TimeUnit.SECONDS);
+            awaitRefill(name, reserved);
+            second.extend(Duration.ofMillis(300));
+            Future<Lease> queuedAgain = queueBehind(lock, Duration.ofSeconds(20));
+            assertThat(second.release()).isTrue();
+            Lease third = queuedAgain.get(5, TimeUnit.SECONDS);
+            Future<Lease> fourthQueued = queueBehind(lock, Duration.ofSeconds(20));
+
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1_000));
+            Optional<Lease> theirs = elsewhere.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(5));
+            try {
+                third.release();
+                Lease fourth = fourthQueued.get(5, TimeUnit.SECONDS);
+                System.out.printf(
+                        "another process holds %s; the next holder here, after it: token %d, held=%s%n",
+                        theirs.map(Lease::fencingToken), fourth.fencingToken(), fourth.isHeld());
+                if (theirs.isPresent()) {
+                    assertThat(fourth.isHeld())
+                            .as(
+                                    "a holder here that started while another process holds the lock (token %d"
+                                            + " against their %d)",
+                                    fourth.fencingToken(), theirs.get().fencingToken())
+                            .isFalse();
+                }
+                fourth.release();
+            } finally {
+                theirs.ifPresent(Lease::release);
+            }
+        }
+    }
+
+    /**
      * As above with the watchdog: a fixed 20 s lease passes the grant to a watchdog lease of 600 ms,
      * whose renewal sets the key to 600 ms after the refill set it to 20 s; it then passes the grant to
      * a fixed 20 s lease. (Fixed and watchdog leases on one name: a scheduled job and a request path.)
