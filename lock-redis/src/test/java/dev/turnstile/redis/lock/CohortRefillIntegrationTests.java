@@ -64,21 +64,7 @@ class CohortRefillIntegrationTests {
         String name = "refill-then-extend";
         try (Turnstile here = cohortOfFour(null);
                 Turnstile elsewhere = cohortOfFour(this.elsewhereClient)) {
-            NamedLock lock = here.lock(name);
-            Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(20));
-            long reserved = fence(name);
-            Future<Lease> queued = queueBehind(lock, Duration.ofSeconds(20));
-            first.release();
-            Lease second = queued.get(5, TimeUnit.SECONDS);
-            // The pass to the second holder used a quarter of the block: the next one is reserved
-            // (on code that refills).
-            awaitRefill(name, reserved);
-
-            second.extend(Duration.ofMillis(300));
-            assertThat(this.client.pttl(key(name))).isBetween(1L, 300L);
-            Future<Lease> queuedAgain = queueBehind(lock, Duration.ofSeconds(20));
-            assertThat(second.release()).isTrue();
-            Lease third = queuedAgain.get(5, TimeUnit.SECONDS);
+            Lease third = passedOnAfterTheKeyWasShortened(here.lock(name));
 
             assertTheKeyIsNotOutlived(name, third, elsewhere);
         }
@@ -94,16 +80,7 @@ class CohortRefillIntegrationTests {
         try (Turnstile here = cohortOfFour(null);
                 Turnstile elsewhere = cohortOfFour(this.elsewhereClient)) {
             NamedLock lock = here.lock(name);
-            Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(20));
-            long reserved = fence(name);
-            Future<Lease> queued = queueBehind(lock, Duration.ofSeconds(20));
-            first.release();
-            Lease second = queued.get(5, TimeUnit.SECONDS);
-            awaitRefill(name, reserved);
-            second.extend(Duration.ofMillis(300));
-            Future<Lease> queuedAgain = queueBehind(lock, Duration.ofSeconds(20));
-            assertThat(second.release()).isTrue();
-            Lease third = queuedAgain.get(5, TimeUnit.SECONDS);
+            Lease third = passedOnAfterTheKeyWasShortened(lock);
             Future<Lease> fourthQueued = queueBehind(lock, Duration.ofSeconds(20));
 
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1_000));
@@ -199,6 +176,26 @@ class CohortRefillIntegrationTests {
                     .as("keys still there long after a 100 ms hold of a cohort that ended (%d tries)", tries)
                     .isEmpty();
         }
+    }
+
+    /**
+     * A fixed 20 s lease passes {@code lock} to another (a quarter of the block of 4 used: the next
+     * block is reserved, on code that refills), which shortens the key to 300 ms and passes the
+     * grant to a third fixed 20 s lease: returns that third holder.
+     */
+    private Lease passedOnAfterTheKeyWasShortened(NamedLock lock) throws Exception {
+        String name = lock.names().get(0);
+        Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(20));
+        long reserved = fence(name);
+        Future<Lease> queued = queueBehind(lock, Duration.ofSeconds(20));
+        first.release();
+        Lease second = queued.get(5, TimeUnit.SECONDS);
+        awaitRefill(name, reserved);
+        second.extend(Duration.ofMillis(300));
+        assertThat(this.client.pttl(key(name))).isBetween(1L, 300L);
+        Future<Lease> queuedAgain = queueBehind(lock, Duration.ofSeconds(20));
+        assertThat(second.release()).isTrue();
+        return queuedAgain.get(5, TimeUnit.SECONDS);
     }
 
     /**
