@@ -93,6 +93,7 @@ final class LocalGates {
         final String lockKey;
 
         final String fenceKey;
+        final String contendedKey;
         final String channel;
         private final ReentrantLock lock = new ReentrantLock();
         private final ArrayDeque<QueuedThread<Entry>> queue = new ArrayDeque<>(4);
@@ -109,6 +110,7 @@ final class LocalGates {
             this.name = name;
             this.lockKey = LocalGates.this.keys.lock(name);
             this.fenceKey = LocalGates.this.keys.lockFence(name);
+            this.contendedKey = LocalGates.this.keys.lockContended(name);
             this.channel = LocalGates.this.keys.lockChannel(name);
         }
 

@@ -151,12 +151,13 @@ final class RedisLock extends AllOrNothingLock {
         int holders = this.deployment.options().cohortHolders();
         long sent = System.nanoTime();
         List<?> reply;
-        List<String> keys = List.of(key, gate.fenceKey);
+        List<String> keys = List.of(key, gate.fenceKey, gate.contendedKey);
         List<String> args = List.of(
                 owner,
                 terms.millis(),
                 this.deployment.options().fenceTtlMillis(terms.leaseTime()),
-                Integer.toString(holders));
+                Integer.toString(holders),
+                CohortRefill.CONTENDED_MILLIS);
         try {
             reply = this.deployment
                     .scripts()
@@ -187,7 +188,7 @@ final class RedisLock extends AllOrNothingLock {
                     this.deployment.options().cohortMaxAge().toNanos(),
                     sent,
                     grantedAt,
-                    CohortRefill.of(this.deployment, name, key, gate.fenceKey, gate.channel));
+                    CohortRefill.of(this.deployment, name, key, gate.fenceKey, gate.contendedKey, gate.channel));
             return WaitLoop.Outcome.granted(ManagedLease.granted(
                     this.deployment.leases(),
                     LeaseKind.LOCK,

@@ -427,6 +427,47 @@ class CohortIntegrationTests {
     }
 
     /**
+     * A client that polls without subscribing (a zero-wait try, as a scheduler's lock does) is seen
+     * too: its refused try leaves the lock's contended marker, the next refill is refused, and the
+     * cohort goes back to Redis (a release is published) within its two blocks.
+     */
+    @Test
+    void aClientThatPollsWithoutSubscribingStopsTheRefills() throws Exception {
+        String name = "refill-polled";
+        NamedLock lock = this.turnstile.lock(name);
+        List<Long> starts = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            workers.add(this.threads.submit(() -> {
+                while (!stop.get()) {
+                    try (Lease lease = lock.acquire(Duration.ofSeconds(30), null)) {
+                        starts.add(System.nanoTime());
+                        this.client.incr("refill-polled-counter");
+                    }
+                }
+                return null;
+            }));
+        }
+        try (UnifiedJedis elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
+                Turnstile elsewhere = Turnstile.builder(elsewhereClient).build()) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> starts.size() >= 500);
+            redis.server().resetStats();
+            Optional<Lease> polled = elsewhere.lock(name).tryAcquire(Duration.ZERO, null);
+            polled.ifPresent(Lease::release);
+            if (polled.isEmpty()) {
+                await().atMost(Duration.ofSeconds(2))
+                        .until(() -> redis.server().commandCounts().getOrDefault("publish", 0L) > 0);
+            }
+        } finally {
+            stop.set(true);
+            for (Future<?> worker : workers) {
+                worker.get(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /**
      * Another process waiting on the release channel of {@code name}: told of a release, it needs
      * 2 ms to wake up and try (a busy machine), then completes {@code theirTry} with what it got.
      */
