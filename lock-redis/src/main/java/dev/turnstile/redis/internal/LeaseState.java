@@ -120,7 +120,9 @@ final class LeaseState {
         synchronized (this.lock) {
             LeasePhase was = this.phase;
             this.phase = transition.apply(was);
-            if (this.phase.ended()) {
+            // A release in flight stops the timers when it completes or fails, after any hand-off:
+            // meanwhile they find the lease ended and do nothing.
+            if (this.phase.ended() && this.phase != LeasePhase.RELEASING) {
                 this.timers.stop();
             }
             return was;

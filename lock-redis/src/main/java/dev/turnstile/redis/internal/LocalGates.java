@@ -93,6 +93,7 @@ final class LocalGates {
         final String lockKey;
 
         final String fenceKey;
+        final String contendedKey;
         final String channel;
         private final ReentrantLock lock = new ReentrantLock();
         private final ArrayDeque<QueuedThread<Entry>> queue = new ArrayDeque<>(4);
@@ -109,6 +110,7 @@ final class LocalGates {
             this.name = name;
             this.lockKey = LocalGates.this.keys.lock(name);
             this.fenceKey = LocalGates.this.keys.lockFence(name);
+            this.contendedKey = LocalGates.this.keys.lockContended(name);
             this.channel = LocalGates.this.keys.lockChannel(name);
         }
 
@@ -164,7 +166,11 @@ final class LocalGates {
             @Override
             public boolean passOn(long deadlineNanos, long leaseNanos) {
                 long now = System.nanoTime();
-                return deadlineNanos - now > minLeftToPass(leaseNanos) && handOff(this.cohort, deadlineNanos, now);
+                if (deadlineNanos - now > minLeftToPass(leaseNanos) && handOff(this.cohort, deadlineNanos, now)) {
+                    this.cohort.refillIfDue(now, leaseNanos);
+                    return true;
+                }
+                return false;
             }
 
             @Override

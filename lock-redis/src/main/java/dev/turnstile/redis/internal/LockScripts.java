@@ -10,9 +10,10 @@ final class LockScripts {
     private LockScripts() {}
 
     /**
-     * KEYS: lock, fence. ARGV: owner token, lease ms, counter ttl ms (lease plus retention), tokens
-     * to reserve (1 if absent). Returns {@code {1, fencing token, server time ms}} when acquired,
-     * else {@code {0, pttl of the holder}}. The counter is left at the last reserved token: the
+     * KEYS: lock, fence, contended marker (optional). ARGV: owner token, lease ms, counter ttl ms
+     * (lease plus retention), tokens to reserve (1 if absent), the marker's ttl ms. Returns {@code
+     * {1, fencing token, server time ms}} when acquired, else {@code {0, pttl of the holder}}, and then
+     * sets the marker: the holder's cohort sees that someone else wants the lock ({@link #REFILL}). The counter is left at the last reserved token: the
      * holders of a cohort use the block in order, and the next grant continues above it.
      *
      * <p>The lock key is created with its TTL in one command, so it can never exist without one.
@@ -26,6 +27,9 @@ final class LockScripts {
             if not call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
               -- A retry of a call whose reply was lost finds its own grant: treat it as a new grant.
               if call('GET', KEYS[1]) ~= ARGV[1] then
+                if KEYS[3] then
+                  call('SET', KEYS[3], '1', 'PX', ARGV[5])
+                end
                 return {0, call('PTTL', KEYS[1])}
               end
               call('PEXPIRE', KEYS[1], ARGV[2])
@@ -168,6 +172,29 @@ final class LockScripts {
               return 1
             end
             return 0
+            """);
+
+    /**
+     * Reserves a lock cohort's next block. KEYS: lock, fence, contended marker. ARGV: owner token,
+     * counter ttl ms (lease plus retention), tokens to reserve, release channel. Only while this owner
+     * holds the lock, no acquire was refused lately (the marker, which {@link #ACQUIRE} sets, is
+     * absent: nobody polls for the lock) and no client is subscribed to its release channel (nobody
+     * waits for a signal; a Redis user that may not run {@code PUBSUB NUMSUB} never refills): reserves
+     * the tokens. The key's expiry is left alone: the holders' renewals, top-ups and releases (a
+     * release with a hold among them) decide it, and no holder counts on a refill to keep the key.
+     * Returns {@code {1, first token, server time ms}}, or {@code {0}} when refused.
+     */
+    static final LuaScript REFILL = LuaScript.of(FencingCounter.LUA + """
+            local call = redis.call
+            if call('GET', KEYS[1]) ~= ARGV[1] or call('EXISTS', KEYS[3]) == 1 then
+              return {0}
+            end
+            local waiting = redis.pcall('PUBSUB', 'NUMSUB', ARGV[4])
+            if type(waiting) ~= 'table' or waiting[2] ~= 0 then
+              return {0}
+            end
+            local token, floor = fence_issue(KEYS[2], tonumber(ARGV[3]), ARGV[2])
+            return {1, token, (floor - floor % 1000) / 1000}
             """);
 
     /**

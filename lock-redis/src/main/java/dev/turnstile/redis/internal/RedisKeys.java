@@ -66,6 +66,14 @@ public final class RedisKeys {
         return tagged(":released:", name);
     }
 
+    /**
+     * Returns the marker of lock {@code name} that a refused acquire leaves for a while: someone
+     * else wants the lock, so its holder's cohort does not renew its block.
+     */
+    public String lockContended(String name) {
+        return tagged(":contended:", name);
+    }
+
     /** Returns the fencing counter of lock {@code name}. */
     public String lockFence(String name) {
         return tagged(":fence:", name);

@@ -151,12 +151,13 @@ final class RedisLock extends AllOrNothingLock {
         int holders = this.deployment.options().cohortHolders();
         long sent = System.nanoTime();
         List<?> reply;
-        List<String> keys = List.of(key, gate.fenceKey);
+        List<String> keys = List.of(key, gate.fenceKey, gate.contendedKey);
         List<String> args = List.of(
                 owner,
                 terms.millis(),
                 this.deployment.options().fenceTtlMillis(terms.leaseTime()),
-                Integer.toString(holders));
+                Integer.toString(holders),
+                CohortRefill.CONTENDED_MILLIS);
         try {
             // An interrupt is acted on after the call (by the wait that follows, or the lease's start).
             reply = Uninterrupted.call(() -> this.deployment
@@ -187,7 +188,8 @@ final class RedisLock extends AllOrNothingLock {
                     holders,
                     this.deployment.options().cohortMaxAge().toNanos(),
                     sent,
-                    grantedAt);
+                    grantedAt,
+                    CohortRefill.of(this.deployment, name, key, gate.fenceKey, gate.contendedKey, gate.channel));
             return WaitLoop.Outcome.granted(ManagedLease.granted(
                     this.deployment.leases(),
                     LeaseKind.LOCK,
