@@ -26,24 +26,18 @@ import redis.clients.jedis.JedisClientConfig;
  * sample.run.duration} and {@code sample.run.out} (by default a new directory per run under the
  * system's temporary directory: never into the source tree unless asked, e.g. {@code
  * --out=docs/marketplace}).
+ *
+ * @param redis the application's Redis, which the benchmark flushes
+ * @param duration how long each row runs
+ * @param out where the table is written
  */
 @Component
 @ConditionalOnProperty("benchmark")
-public class MarketBenchmark implements ApplicationRunner {
-
-    private final DataRedisConnectionDetails redis;
-    private final Duration duration;
-    private final Path out;
-
-    /** Creates the benchmark on the application's Redis (which it flushes). */
-    public MarketBenchmark(
-            DataRedisConnectionDetails redis,
-            @Value("${sample.run.duration:10s}") Duration duration,
-            @Value("${sample.run.out}") Path out) {
-        this.redis = redis;
-        this.duration = duration;
-        this.out = out;
-    }
+public record MarketBenchmark(
+        DataRedisConnectionDetails redis,
+        @Value("${sample.run.duration:10s}") Duration duration,
+        @Value("${sample.run.out}") Path out)
+        implements ApplicationRunner {
 
     @Override
     public void run(ApplicationArguments args) throws Exception {
