@@ -49,31 +49,19 @@ final class Cohort {
 
     /**
      * @param ownerToken the grant's owner token in Redis
-     * @param firstToken the fencing token of the first holder; the next {@code holders - 1} are
-     *     reserved for the holders it passes the lock to
      * @param holders the most holders of each block
      * @param maxAgeNanos how long after a block was reserved (the acquire or the refill was sent)
      *     the lock may still be passed on with it
-     * @param sentNanos {@link System#nanoTime()} before the acquire was sent
-     * @param grantedAtMillis the server's clock at the grant
+     * @param grant the block the acquire reserved: its first token is the acquiring holder's
      * @param refill how to reserve the next block, or null: the cohort ends with its first block
      */
-    Cohort(
-            String ownerToken,
-            long firstToken,
-            int holders,
-            long maxAgeNanos,
-            long sentNanos,
-            long grantedAtMillis,
-            @Nullable Refill refill) {
+    Cohort(String ownerToken, int holders, long maxAgeNanos, Block grant, @Nullable Refill refill) {
         this.ownerToken = ownerToken;
         this.holders = holders;
         this.maxAgeNanos = maxAgeNanos;
-        this.sentNanos = sentNanos;
-        this.grantedAtMillis = grantedAtMillis;
-        this.nextToken = firstToken + 1;
-        this.lastToken = firstToken + holders - 1;
         this.refill = holders > 1 ? refill : null;
+        use(grant);
+        this.nextToken++; // the first token is the acquiring holder's
     }
 
     String ownerToken() {
@@ -99,12 +87,16 @@ final class Cohort {
             }
             this.next = null;
             this.refillAsked = false;
-            this.nextToken = block.firstToken;
-            this.lastToken = block.firstToken + this.holders - 1;
-            this.sentNanos = block.sentNanos;
-            this.grantedAtMillis = block.grantedAtMillis;
+            use(block);
         }
         return this.nextToken++;
+    }
+
+    private void use(Block block) {
+        this.nextToken = block.firstToken;
+        this.lastToken = block.firstToken + this.holders - 1;
+        this.sentNanos = block.sentNanos;
+        this.grantedAtMillis = block.grantedAtMillis;
     }
 
     /**
@@ -131,12 +123,9 @@ final class Cohort {
         refill.start(this, leaseNanos);
     }
 
-    /**
-     * Redis reserved the next block from {@code firstToken}; the refill was sent at {@code sentNanos}
-     * and ran at the server's {@code grantedAtMillis}.
-     */
-    synchronized void refilled(long firstToken, long sentNanos, long grantedAtMillis) {
-        this.next = new Block(firstToken, sentNanos, grantedAtMillis);
+    /** Redis reserved the next block. */
+    synchronized void refilled(Block block) {
+        this.next = block;
     }
 
     /**
@@ -148,5 +137,12 @@ final class Cohort {
         return this.grantedAtMillis + TimeUnit.NANOSECONDS.toMillis(nowNanos - this.sentNanos + 999_999);
     }
 
-    private record Block(long firstToken, long sentNanos, long grantedAtMillis) {}
+    /**
+     * A block of tokens reserved in Redis (by the acquire or a refill).
+     *
+     * @param firstToken the block's first token; the next {@code holders - 1} are reserved with it
+     * @param sentNanos {@link System#nanoTime()} before the call that reserved it was sent
+     * @param grantedAtMillis the server's clock when it was reserved
+     */
+    record Block(long firstToken, long sentNanos, long grantedAtMillis) {}
 }

@@ -184,12 +184,10 @@ final class RedisLock extends AllOrNothingLock {
             long grantedAt = (Long) reply.get(2);
             Cohort cohort = new Cohort(
                     owner,
-                    value,
                     holders,
                     this.deployment.options().cohortMaxAge().toNanos(),
-                    sent,
-                    grantedAt,
-                    CohortRefill.of(this.deployment, name, key, gate.fenceKey, gate.contendedKey, gate.channel));
+                    new Cohort.Block(value, sent, grantedAt),
+                    CohortRefill.of(this.deployment, name, gate));
             return WaitLoop.Outcome.granted(ManagedLease.granted(
                     this.deployment.leases(),
                     LeaseKind.LOCK,
