@@ -380,21 +380,8 @@ class CohortIntegrationTests {
     @Test
     void aClientThatStartsWaitingStopsTheRefillsAndGetsTheLockWithinTwoBlocks() throws Exception {
         String name = "refill-yields";
-        NamedLock lock = this.turnstile.lock(name);
-        List<Long> starts = new CopyOnWriteArrayList<>();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        List<Future<?>> workers = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            workers.add(this.threads.submit(() -> {
-                while (!stop.get()) {
-                    try (Lease lease = lock.acquire(Duration.ofSeconds(30), null)) {
-                        starts.add(System.nanoTime());
-                        this.client.incr("refill-yields-counter");
-                    }
-                }
-                return null;
-            }));
-        }
+        Holders holders = new Holders(this.turnstile.lock(name));
+        List<Long> starts = holders.starts;
         try (UnifiedJedis elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile elsewhere = Turnstile.builder(elsewhereClient).build()) {
             await().atMost(Duration.ofSeconds(10)).until(() -> starts.size() >= 500);
@@ -415,10 +402,7 @@ class CohortIntegrationTests {
                 assertThat(theirs.fencingToken()).isPositive();
             }
             long asked = seenWaiting.get(5, TimeUnit.SECONDS);
-            stop.set(true);
-            for (Future<?> worker : workers) {
-                worker.get(10, TimeUnit.SECONDS);
-            }
+            holders.stop();
             long between = starts.stream()
                     .filter(start -> start > asked && start < got)
                     .count();
@@ -427,7 +411,7 @@ class CohortIntegrationTests {
                     .as("holds of this process while the other client waited")
                     .isLessThanOrEqualTo(3 * 32);
         } finally {
-            stop.set(true);
+            holders.stop();
         }
     }
 
@@ -439,21 +423,8 @@ class CohortIntegrationTests {
     @Test
     void aClientThatPollsWithoutSubscribingStopsTheRefills() throws Exception {
         String name = "refill-polled";
-        NamedLock lock = this.turnstile.lock(name);
-        List<Long> starts = new CopyOnWriteArrayList<>();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        List<Future<?>> workers = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            workers.add(this.threads.submit(() -> {
-                while (!stop.get()) {
-                    try (Lease lease = lock.acquire(Duration.ofSeconds(30), null)) {
-                        starts.add(System.nanoTime());
-                        this.client.incr("refill-polled-counter");
-                    }
-                }
-                return null;
-            }));
-        }
+        Holders holders = new Holders(this.turnstile.lock(name));
+        List<Long> starts = holders.starts;
         try (UnifiedJedis elsewhereClient = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile elsewhere = Turnstile.builder(elsewhereClient).build()) {
             await().atMost(Duration.ofSeconds(10)).until(() -> starts.size() >= 500);
@@ -465,8 +436,35 @@ class CohortIntegrationTests {
                         .until(() -> redis.server().commandCounts().getOrDefault("publish", 0L) > 0);
             }
         } finally {
-            stop.set(true);
-            for (Future<?> worker : workers) {
+            holders.stop();
+        }
+    }
+
+    /** Eight threads holding {@code lock} in turn, each hold one {@code INCR}, until stopped. */
+    private final class Holders {
+
+        final List<Long> starts = new CopyOnWriteArrayList<>();
+        private final java.util.concurrent.atomic.AtomicBoolean stopped =
+                new java.util.concurrent.atomic.AtomicBoolean();
+        private final List<Future<?>> workers = new ArrayList<>();
+
+        Holders(NamedLock lock) {
+            for (int t = 0; t < 8; t++) {
+                this.workers.add(CohortIntegrationTests.this.threads.submit(() -> {
+                    while (!this.stopped.get()) {
+                        try (Lease lease = lock.acquire(Duration.ofSeconds(30), null)) {
+                            this.starts.add(System.nanoTime());
+                            CohortIntegrationTests.this.client.incr("holders-counter");
+                        }
+                    }
+                    return null;
+                }));
+            }
+        }
+
+        void stop() throws Exception {
+            this.stopped.set(true);
+            for (Future<?> worker : this.workers) {
                 worker.get(10, TimeUnit.SECONDS);
             }
         }
