@@ -15,10 +15,11 @@ import org.jspecify.annotations.Nullable;
  * to Redis and the waiters of other processes get their turn. While a block is being used, the
  * cohort may ask Redis for the next one ({@link Refill}): Redis grants it only while this owner
  * still holds the lock and no other client waits for it. A refill never touches the key's expiry:
- * each holder's lease still counts from what its own chain of holders knows of the key. So passes go on without a gap while this process is the
- * only one that wants the lock, and a client that starts waiting is served after at most the block
- * in use and one more. Used by one occupant at a time (hand-offs go through the gate's lock); a
- * refill's answer comes from another thread, so the state is guarded by this object's monitor.
+ * each holder's lease still counts from what its own chain of holders knows of the key. So passes
+ * go on without a gap while this process is the only one that wants the lock, and a client that
+ * starts waiting is served after at most the block in use and one more. Used by one occupant at a
+ * time (hand-offs go through the gate's lock); a refill runs on the thread that passed the lock on
+ * while the next holders pass it, so the state is guarded by this object's monitor.
  */
 final class Cohort {
 

@@ -151,7 +151,11 @@ final class RedisLock extends AllOrNothingLock {
         int holders = this.deployment.options().cohortHolders();
         long sent = System.nanoTime();
         List<?> reply;
-        List<String> keys = List.of(key, gate.fenceKey, gate.contendedKey);
+        // Where a cohort never refills (a cluster, sharded pub/sub, minReplicas), nobody reads the
+        // contended marker: a refused acquire does not write it.
+        Cohort.Refill refill = CohortRefill.of(this.deployment, name, gate);
+        List<String> keys =
+                refill == null ? List.of(key, gate.fenceKey) : List.of(key, gate.fenceKey, gate.contendedKey);
         List<String> args = List.of(
                 owner,
                 terms.millis(),
@@ -187,7 +191,7 @@ final class RedisLock extends AllOrNothingLock {
                     holders,
                     this.deployment.options().cohortMaxAge().toNanos(),
                     new Cohort.Block(value, sent, grantedAt),
-                    CohortRefill.of(this.deployment, name, gate));
+                    refill);
             return WaitLoop.Outcome.granted(ManagedLease.granted(
                     this.deployment.leases(),
                     LeaseKind.LOCK,
