@@ -194,20 +194,24 @@ public class TurnstileProblemHandler {
     }
 
     /**
-     * In a Spring MVC application: a browser's refusal is sent as an error ({@code
-     * HttpServletResponse.sendError}) with the status and {@code Retry-After}, so the application's
-     * error page renders it, as Spring answers its own {@code ResponseStatusException}.
+     * The error page for a client that prefers {@code text/html}, in one web stack: the same four
+     * exceptions as {@link #problemDetail}, each subclass rendering the page its stack's way.
+     *
+     * @param <T> what the stack's handler method writes the page to: the servlet response, or the
+     *     reactive exchange
      */
     @RestControllerAdvice
     @Order(Ordered.LOWEST_PRECEDENCE)
-    public static class Servlet extends TurnstileProblemHandler {
+    public abstract static class ErrorPages<T> extends TurnstileProblemHandler {
 
-        /** See {@link TurnstileProblemHandler#TurnstileProblemHandler(Duration)}. */
-        public Servlet(Duration retryAfter) {
+        ErrorPages(Duration retryAfter) {
             super(retryAfter);
         }
 
-        /** The error page, for a client that prefers {@code text/html}. */
+        /**
+         * Renders the error page for {@code e} into {@code target}. The four exceptions are named
+         * here once; Spring finds this annotation on each stack's override.
+         */
         @ExceptionHandler(
                 value = {
                     SemaphoreFullException.class,
@@ -216,12 +220,32 @@ public class TurnstileProblemHandler {
                     RedisUnavailableException.class
                 },
                 produces = MediaType.TEXT_HTML_VALUE)
-        public void errorPage(TurnstileException e, HttpServletResponse response) throws IOException {
+        public abstract @Nullable Object errorPage(TurnstileException e, T target) throws IOException;
+    }
+
+    /**
+     * In a Spring MVC application: a browser's refusal is sent as an error ({@code
+     * HttpServletResponse.sendError}) with the status and {@code Retry-After}, so the application's
+     * error page renders it, as Spring answers its own {@code ResponseStatusException}.
+     */
+    @RestControllerAdvice
+    @Order(Ordered.LOWEST_PRECEDENCE)
+    public static class Servlet extends ErrorPages<HttpServletResponse> {
+
+        /** See {@link TurnstileProblemHandler#TurnstileProblemHandler(Duration)}. */
+        public Servlet(Duration retryAfter) {
+            super(retryAfter);
+        }
+
+        /** Sends the error; the response is handled, so nothing is returned. */
+        @Override
+        public @Nullable Void errorPage(TurnstileException e, HttpServletResponse response) throws IOException {
             Answer answer = answer(e);
             if (answer.retryAfter() != null) {
                 response.setHeader(HttpHeaders.RETRY_AFTER, answer.retryAfter());
             }
             response.sendError(answer.status().value(), answer.problem().getDetail());
+            return null;
         }
     }
 
@@ -233,7 +257,7 @@ public class TurnstileProblemHandler {
      */
     @RestControllerAdvice
     @Order(Ordered.LOWEST_PRECEDENCE)
-    public static class Reactive extends TurnstileProblemHandler {
+    public static class Reactive extends ErrorPages<ServerWebExchange> {
 
         private final ObjectProvider<WebExceptionHandler> errorHandlers;
 
@@ -246,15 +270,8 @@ public class TurnstileProblemHandler {
             this.errorHandlers = errorHandlers;
         }
 
-        /** The error page, for a client that prefers {@code text/html}. */
-        @ExceptionHandler(
-                value = {
-                    SemaphoreFullException.class,
-                    LockAcquisitionException.class,
-                    LockLostException.class,
-                    RedisUnavailableException.class
-                },
-                produces = MediaType.TEXT_HTML_VALUE)
+        /** Hands the error to the application's error handlers; completes when the page is written. */
+        @Override
         public Mono<Void> errorPage(TurnstileException e, ServerWebExchange exchange) {
             Answer answer = answer(e);
             if (answer.retryAfter() != null) {
