@@ -22,9 +22,11 @@ import org.slf4j.LoggerFactory;
  * its permit to the first of them without a Redis round trip, under the bounds and conditions
  * {@link PermitQueue} states. A try that does not wait goes to Redis at once.
  *
- * <p>A fair semaphore never queues in the process and never passes a permit on locally: each of
- * its waiters takes its ticket in Redis's queue on arrival and is granted in ticket order, so
- * arrival order holds across processes ({@link FairPermitWait}).
+ * <p>A fair semaphore's waiters have their tickets in Redis's queue, so arrival order holds across
+ * processes: those of one process wait in {@link FairPermitQueue}, which takes their tickets in
+ * batches and passes a permit between them only in ticket order across processes. A try that does
+ * not wait, and every fair waiter under {@code minReplicas}, takes its ticket in a call of its own
+ * ({@link FairPermitWait}).
  *
  * <p>{@code leaseTime == null} means the default lease, renewed by the watchdog; a given lease time
  * is not renewed. Both are decided once, where an acquire enters, as {@link LeaseTerms}, which the
@@ -99,7 +101,10 @@ final class CountingSemaphore implements RedisSemaphore {
         long deadline = start + wait.toNanos();
         boolean waits = !wait.isZero();
         if (this.fairWait != null) {
-            // Strict arrival order across processes: every waiter queues in Redis, none here.
+            // Strict arrival order across processes: every waiter has its ticket in Redis's queue.
+            if (waits && this.deployment.options().minReplicas() == 0) {
+                return awaitFair(terms, start, deadline);
+            }
             String id = this.deployment.leases().newOwnerToken();
             ManagedLease lease = this.fairWait.await(id, terms, waits, deadline, () -> interrupted(start));
             return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
@@ -136,6 +141,59 @@ final class CountingSemaphore implements RedisSemaphore {
                 queue::exit,
                 () -> interrupted(start));
         return lease == null ? Optional.empty() : Optional.of(new PermitLease(lease, id));
+    }
+
+    /**
+     * Waits in this process's queue of the fair semaphore ({@link FairPermitQueue}) until {@code
+     * deadline}: a permit granted in Redis, or passed on by a local holder in ticket order. A
+     * passed permit with too little left to hold goes back to Redis, and the thread waits again
+     * (with a new ticket).
+     */
+    private Optional<Permit> awaitFair(LeaseTerms terms, long start, long deadline) {
+        while (true) {
+            String id = this.deployment.leases().newOwnerToken();
+            FairPermitQueue queue =
+                    this.queues.enterFair(this.deployment, this.name, this.limit, PermitCalls.WAITER_TTL.toNanos() / 3);
+            Object outcome;
+            try {
+                outcome = queue.await(id, terms, deadline);
+            } catch (InterruptedException e) {
+                throw interrupted(start);
+            } finally {
+                this.queues.leaveFair(queue);
+            }
+            if (outcome == null) {
+                return Optional.empty();
+            }
+            if (outcome instanceof ManagedLease lease) {
+                return Optional.of(new PermitLease(Acquisition.start(lease, () -> interrupted(start)), id));
+            }
+            PermitQueue.PermitHandOff handOff = (PermitQueue.PermitHandOff) outcome;
+            if (LocalGates.worthHolding(handOff.keyDeadlineNanos(), terms)) {
+                PermitCohort cohort = handOff.cohort();
+                ManagedLease passed = ManagedLease.passedOn(
+                        this.deployment.leases(),
+                        LeaseKind.SEMAPHORE,
+                        this.name,
+                        handOff.fencingToken(),
+                        handOff.keyDeadlineNanos(),
+                        handOff.handedNanos(),
+                        terms,
+                        PermitGrant.fair(
+                                this.deployment,
+                                this.name,
+                                cohort.permitId(),
+                                cohort.serverMillisAt(handOff.handedNanos()),
+                                this.limit),
+                        queue.place(cohort));
+                return Optional.of(
+                        new PermitLease(Acquisition.start(passed, () -> interrupted(start)), cohort.permitId()));
+            }
+            queue.giveBack(id, handOff);
+            if (deadline - System.nanoTime() <= 0) {
+                return Optional.empty();
+            }
+        }
     }
 
     /**

@@ -5,7 +5,9 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a waiter of a fair semaphore gets its permit: it takes its ticket in Redis's queue on arrival
+ * How a fair semaphore's try that does not wait, and every fair waiter under {@code minReplicas}
+ * (whose grants must reach the replicas), gets its permit; the other waiters of a process wait in
+ * its {@link FairPermitQueue}. Such a waiter takes its ticket in Redis's queue on arrival
  * and waits, subscribed, for the release that hands it a permit (or for its turn at a free one), so
  * arrival order holds across processes. It never queues in the process and never receives a permit
  * passed on locally. A release that hands it a permit leaves it for the waiter's next call, which

@@ -36,6 +36,11 @@ final class Leases implements AutoCloseable {
         return this.watchdog;
     }
 
+    /** Returns what every owner token of this instance starts with: its random id and a colon. */
+    String ownerPrefix() {
+        return this.ownerPrefix + ":";
+    }
+
     /** Returns a token unique to one grant: this instance's random id and a sequence number. */
     String newOwnerToken() {
         return this.ownerPrefix + ":" + this.ownerSequence.incrementAndGet();

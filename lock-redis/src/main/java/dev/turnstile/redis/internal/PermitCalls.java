@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 final class PermitCalls {
 
     /** How long a fair waiter keeps its place without calling again (it calls at least every 1.7 s). */
-    private static final Duration WAITER_TTL = Duration.ofSeconds(5);
+    static final Duration WAITER_TTL = Duration.ofSeconds(5);
 
     private final RedisDeployment deployment;
     private final PermitQueues queues;

@@ -8,13 +8,14 @@ import org.jspecify.annotations.Nullable;
  * threads of this process that wait for a permit of an unfair semaphore queue, and where its permits
  * pass between them).
  *
- * <p>Only an unfair semaphore queues here. A fair one keeps strict arrival order across processes,
- * so each of its waiters takes its ticket in Redis's queue on arrival and is served by Redis: it
- * never queues in the process and never receives a permit passed on locally.
+ * <p>A fair semaphore's waiters queue here too, apart ({@link FairPermitQueue}): each of them has
+ * its ticket in Redis's queue, and a permit passes between them only in ticket order across
+ * processes.
  */
 final class PermitQueues {
 
     private final ConcurrentHashMap<String, PermitQueue> queues = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, FairPermitQueue> fair = new ConcurrentHashMap<>();
 
     /**
      * Enters the queue of semaphore {@code name}: at once as an occupant when fewer than {@code
@@ -32,6 +33,34 @@ final class PermitQueues {
             return entered;
         });
         return QueuedThread.awaitOrLeave(() -> queue.await(limit, waits, deadlineNanos), () -> leave(queue));
+    }
+
+    /**
+     * Enters the queue of fair semaphore {@code name} in this process ({@link FairPermitQueue});
+     * leave it with {@link #leaveFair} when done waiting.
+     */
+    FairPermitQueue enterFair(RedisDeployment deployment, String name, int limit, long keepAliveNanos) {
+        return this.fair.compute(name, (key, existing) -> {
+            FairPermitQueue entered =
+                    existing != null ? existing : new FairPermitQueue(deployment, key, limit, keepAliveNanos);
+            entered.users++;
+            return entered;
+        });
+    }
+
+    /** A thread stopped waiting in {@code queue}: it leaves the map with its last waiter. */
+    void leaveFair(FairPermitQueue queue) {
+        boolean[] idle = {false};
+        this.fair.computeIfPresent(queue.name(), (key, existing) -> {
+            if (existing == queue && --existing.users == 0) {
+                idle[0] = true;
+                return null;
+            }
+            return existing;
+        });
+        if (idle[0]) {
+            queue.closeIfIdle();
+        }
     }
 
     /** Returns the number of semaphore names with a thread of this process holding or queued. */

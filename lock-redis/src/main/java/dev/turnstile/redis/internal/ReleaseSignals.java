@@ -381,6 +381,18 @@ final class ReleaseSignals implements AutoCloseable {
             return this.channel.await(seen, timeoutNanos);
         }
 
+        /**
+         * Waits like {@link #await(long, long)}, or until {@code done} is true once the thread was
+         * unparked (whoever makes it true unparks the thread).
+         *
+         * @return whether a signal arrived
+         * @throws InterruptedException if the thread is interrupted while waiting
+         */
+        public boolean await(long seen, long timeoutNanos, java.util.function.BooleanSupplier done)
+                throws InterruptedException {
+            return this.channel.await(seen, timeoutNanos, done);
+        }
+
         @Override
         public void close() {
             if (this.open) {

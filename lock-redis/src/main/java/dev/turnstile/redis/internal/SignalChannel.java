@@ -77,6 +77,14 @@ final class SignalChannel {
     }
 
     boolean await(long seen, long timeoutNanos) throws InterruptedException {
+        return await(seen, timeoutNanos, () -> false);
+    }
+
+    /**
+     * Waits like {@link #await(long, long)}, and also returns (false) once {@code done} is true
+     * after the thread was unparked: a thread that waits for something else too unparks it.
+     */
+    boolean await(long seen, long timeoutNanos, java.util.function.BooleanSupplier done) throws InterruptedException {
         Waiter waiter = new Waiter(Thread.currentThread(), seen + 1);
         synchronized (this) {
             if (this.generation > seen) {
@@ -87,6 +95,9 @@ final class SignalChannel {
         try {
             long deadline = System.nanoTime() + timeoutNanos;
             while (!waiter.woken) {
+                if (done.getAsBoolean()) {
+                    return false;
+                }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     return false;

@@ -126,22 +126,23 @@ class FairSemaphoreAdversarialIntegrationTests {
             System.out.println(
                     "waiter: " + waiter.handle((permit, e) -> String.valueOf(e)).get());
             assertThat(waiter).as("the waiter failed").isCompletedExceptionally();
-            assertThat(otherClient.zcard(queue(name)))
-                    .as("its place, left for the waiter ttl")
-                    .isEqualTo(1);
+            // The place stays while Redis cannot be reached; the process's next call, once the
+            // connection is back, takes it out of the queue, so no permit is handed to it.
+            await().atMost(Duration.ofSeconds(3))
+                    .alias("its place, taken out by the process's clean-up call")
+                    .until(() -> otherClient.zcard(queue(name)) == 0);
 
             long released = System.nanoTime();
             held.release();
             List<PermitHolder> holders = semaphore.holders();
-            System.out.println("Permit handed to the place whose leave failed: " + holders);
+            System.out.println("Holders after the release: " + holders);
             Optional<Permit> served = other.semaphore(name, 1).fair().tryAcquire(Duration.ofSeconds(8), null);
             long servedAt = System.nanoTime();
-            assertThat(holders).hasSize(1);
-            assertThat(holders.get(0).remaining())
-                    .as("lease of the permit handed to the place of a waiter that is gone")
-                    .isLessThanOrEqualTo(Duration.ofSeconds(5));
-            assertThat(served).as("served once the place lapsed").isPresent();
-            assertThat(Duration.ofNanos(servedAt - released)).isLessThanOrEqualTo(Duration.ofMillis(5_500));
+            assertThat(holders)
+                    .as("no permit handed to the place of a waiter that is gone")
+                    .isEmpty();
+            assertThat(served).as("served at the release").isPresent();
+            assertThat(Duration.ofNanos(servedAt - released)).isLessThanOrEqualTo(Duration.ofMillis(1_000));
             served.get().release();
         }
     }

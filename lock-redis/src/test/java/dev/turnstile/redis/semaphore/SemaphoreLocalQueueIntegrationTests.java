@@ -103,12 +103,13 @@ class SemaphoreLocalQueueIntegrationTests {
                 .extracting(SemaphoreWorkerMain.LocalQueue.Result::duplicateTokens)
                 .as("fencing tokens handed out twice")
                 .containsOnly(0L);
-        // An unfair semaphore passes permits on in every process; a fair one never does (each of its
-        // waiters is served by Redis in ticket order), not even while this process runs alone.
+        // Every process passes permits between its threads: an unfair semaphore's within the
+        // cohort's bounds, a fair one's also only to a waiter whose ticket no other process's is
+        // below (arrival order across processes is SemaphoreContract's and the history's to check).
         assertThat(results)
                 .extracting(SemaphoreWorkerMain.LocalQueue.Result::passes)
                 .as("permits passed between the threads of a process")
-                .allMatch(passes -> fair ? passes == 0 : passes > 0);
+                .allMatch(passes -> passes > 0);
         // Every process got permits; how evenly, with the default cohort, is the benchmark's to measure
         // (this test stretches the cohort so that chains of passes outlive the lease).
         assertThat(results)
