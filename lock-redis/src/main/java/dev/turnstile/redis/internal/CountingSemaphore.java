@@ -121,7 +121,7 @@ final class CountingSemaphore implements RedisSemaphore {
         PermitQueue queue = entry.queue();
         PermitQueue.PermitHandOff handOff = entry.handOff();
         if (handOff != null) {
-            ManagedLease passed = passedOn(handOff, terms, queue);
+            ManagedLease passed = passedOn(handOff, terms, queue::place);
             if (passed != null) {
                 return Optional.of(new PermitLease(
                         Acquisition.start(passed, () -> interrupted(start)),
@@ -169,25 +169,11 @@ final class CountingSemaphore implements RedisSemaphore {
                 return Optional.of(new PermitLease(Acquisition.start(lease, () -> interrupted(start)), id));
             }
             PermitQueue.PermitHandOff handOff = (PermitQueue.PermitHandOff) outcome;
-            if (LocalGates.worthHolding(handOff.keyDeadlineNanos(), terms)) {
-                PermitCohort cohort = handOff.cohort();
-                ManagedLease passed = ManagedLease.passedOn(
-                        this.deployment.leases(),
-                        LeaseKind.SEMAPHORE,
-                        this.name,
-                        handOff.fencingToken(),
-                        handOff.keyDeadlineNanos(),
-                        handOff.handedNanos(),
-                        terms,
-                        PermitGrant.fair(
-                                this.deployment,
-                                this.name,
-                                cohort.permitId(),
-                                cohort.serverMillisAt(handOff.handedNanos()),
-                                this.limit),
-                        queue.place(cohort));
-                return Optional.of(
-                        new PermitLease(Acquisition.start(passed, () -> interrupted(start)), cohort.permitId()));
+            ManagedLease passed = passedOn(handOff, terms, queue::place);
+            if (passed != null) {
+                return Optional.of(new PermitLease(
+                        Acquisition.start(passed, () -> interrupted(start)),
+                        handOff.cohort().permitId()));
             }
             queue.giveBack(id, handOff);
             if (deadline - System.nanoTime() <= 0) {
@@ -197,10 +183,14 @@ final class CountingSemaphore implements RedisSemaphore {
     }
 
     /**
-     * The lease on a permit the previous local holder passed on, or null when too little of it is
-     * left to be worth holding: the caller then releases it in Redis and contends there.
+     * The lease on a permit the previous local holder passed on, holding the place {@code place}
+     * gives it, or null when too little of it is left to be worth holding (then no place is taken):
+     * the caller releases it in Redis and contends or waits again.
      */
-    private @Nullable ManagedLease passedOn(PermitQueue.PermitHandOff handOff, LeaseTerms terms, PermitQueue queue) {
+    private @Nullable ManagedLease passedOn(
+            PermitQueue.PermitHandOff handOff,
+            LeaseTerms terms,
+            java.util.function.Function<PermitCohort, LocalPlace> place) {
         if (!LocalGates.worthHolding(handOff.keyDeadlineNanos(), terms)) {
             return null;
         }
@@ -212,6 +202,7 @@ final class CountingSemaphore implements RedisSemaphore {
                     this.name,
                     handOff.fencingToken());
         }
+        long grantedAt = cohort.serverMillisAt(handOff.handedNanos());
         return ManagedLease.passedOn(
                 this.deployment.leases(),
                 LeaseKind.SEMAPHORE,
@@ -220,9 +211,10 @@ final class CountingSemaphore implements RedisSemaphore {
                 handOff.keyDeadlineNanos(),
                 handOff.handedNanos(),
                 terms,
-                new PermitGrant(
-                        this.deployment, this.name, cohort.permitId(), cohort.serverMillisAt(handOff.handedNanos())),
-                queue.place(cohort));
+                this.fair
+                        ? PermitGrant.fair(this.deployment, this.name, cohort.permitId(), grantedAt, this.limit)
+                        : new PermitGrant(this.deployment, this.name, cohort.permitId(), grantedAt),
+                place.apply(cohort));
     }
 
     @Override

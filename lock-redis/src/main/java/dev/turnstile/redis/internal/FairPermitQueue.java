@@ -446,25 +446,7 @@ final class FairPermitQueue {
      * more; otherwise the lease releases it in Redis.
      */
     LocalPlace place(PermitCohort cohort) {
-        return new LocalPlace() {
-            @Override
-            public boolean passOn(long deadlineNanos, long leaseNanos) {
-                return passOn(deadlineNanos, leaseNanos, () -> {});
-            }
-
-            @Override
-            public boolean passOn(long deadlineNanos, long leaseNanos, Runnable lostInRedis) {
-                return FairPermitQueue.this.passOn(cohort, deadlineNanos, leaseNanos, lostInRedis);
-            }
-
-            @Override
-            public void redisAnswered(boolean held) {
-                cohort.redisAnswered(held);
-            }
-
-            @Override
-            public void leave(long waitersElsewhere) {}
-        };
+        return cohort.place(this::passOn, told -> {});
     }
 
     private boolean passOn(PermitCohort cohort, long deadlineNanos, long leaseNanos, Runnable lostInRedis) {

@@ -30,6 +30,42 @@ final class PermitCohort {
         Reserved refresh(String permitId, long leaseNanos);
     }
 
+    /** How a queue passes a permit on at a holder's release ({@link LocalPlace#passOn(long, long, Runnable)}). */
+    @FunctionalInterface
+    interface Passer {
+
+        /** Passes {@code cohort}'s permit to a waiter, or returns false: the lease releases it in Redis. */
+        boolean passOn(PermitCohort cohort, long deadlineNanos, long leaseNanos, Runnable lostInRedis);
+    }
+
+    /**
+     * The place of a holder of this permit in a queue: its release asks {@code passer} to pass the
+     * permit on; {@code leave} runs (with the waiters told elsewhere) when it ends without a pass.
+     */
+    LocalPlace place(Passer passer, java.util.function.LongConsumer leave) {
+        return new LocalPlace() {
+            @Override
+            public boolean passOn(long deadlineNanos, long leaseNanos) {
+                return passOn(deadlineNanos, leaseNanos, () -> {});
+            }
+
+            @Override
+            public boolean passOn(long deadlineNanos, long leaseNanos, Runnable lostInRedis) {
+                return passer.passOn(PermitCohort.this, deadlineNanos, leaseNanos, lostInRedis);
+            }
+
+            @Override
+            public void redisAnswered(boolean held) {
+                PermitCohort.this.redisAnswered(held);
+            }
+
+            @Override
+            public void leave(long waitersElsewhere) {
+                leave.accept(waitersElsewhere);
+            }
+        };
+    }
+
     /**
      * Tokens a call to Redis reserved.
      *

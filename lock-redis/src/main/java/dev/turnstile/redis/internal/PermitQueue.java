@@ -172,27 +172,7 @@ final class PermitQueue {
         } finally {
             this.lock.unlock();
         }
-        return new LocalPlace() {
-            @Override
-            public boolean passOn(long deadlineNanos, long leaseNanos) {
-                return passOn(deadlineNanos, leaseNanos, () -> {});
-            }
-
-            @Override
-            public boolean passOn(long deadlineNanos, long leaseNanos, Runnable lostInRedis) {
-                return PermitQueue.this.passOn(cohort, deadlineNanos, leaseNanos, lostInRedis);
-            }
-
-            @Override
-            public void redisAnswered(boolean held) {
-                cohort.redisAnswered(held);
-            }
-
-            @Override
-            public void leave(long waitersElsewhere) {
-                exit(true, waitersElsewhere);
-            }
-        };
+        return cohort.place(this::passOn, told -> exit(true, told));
     }
 
     private boolean passOn(PermitCohort cohort, long deadlineNanos, long leaseNanos, Runnable lostInRedis) {
