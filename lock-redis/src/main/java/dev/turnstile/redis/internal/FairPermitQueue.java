@@ -1,11 +1,9 @@
 package dev.turnstile.redis.internal;
 
 import dev.turnstile.redis.LeaseKind;
-import java.util.ArrayList;
-import java.util.HashMap;
+import dev.turnstile.redis.internal.FairWaiters.Parked;
+import dev.turnstile.redis.internal.FairWaiters.Waiter;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -15,13 +13,9 @@ import org.jspecify.annotations.Nullable;
  * One fair semaphore's waiting threads in this process, kept in arrival order across processes
  * while its permits pass between them without Redis.
  *
- * <p>Every waiter has its ticket in Redis's queue, as before: a thread that arrives joins the
- * next call this process makes for the semaphore ({@link SemaphoreScripts#SYNC_FAIR}), which takes
- * a ticket for each thread that arrived since the last one, reserves a fencing token for each,
- * renews the liveness of all, and takes the permits Redis grants or handed to them. One such call
- * is in flight at a time; it is sent on a new arrival, on a release signal (a permit was freed or
- * handed in Redis), on the waiter that keeps the places alive every {@code WAITER_TTL / 3}, and
- * when a waiter leaves.
+ * <p>Every waiter has its ticket in Redis's queue: a thread that arrives joins the next call this
+ * process makes for the semaphore ({@link FairQueueCall}), one at a time, sent on an arrival, a
+ * release signal, a waiter leaving, or every {@code WAITER_TTL / 3} to keep the places alive.
  *
  * <p>Each call also answers the <em>bound</em>: the lowest ticket of another process's waiter, or
  * the next ticket when none queues. A holder's release passes its permit to the waiter of this
@@ -37,28 +31,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class FairPermitQueue {
 
-    /** The most arrivals one call takes tickets for. */
-    private static final int MAX_ARRIVALS = 256;
-
-    /** One waiting thread. Guarded by the queue's lock, but {@link #outcome} is read without it. */
-    private static final class Waiter {
-
-        private final Thread thread = Thread.currentThread();
-        private final String id;
-        private final String member;
-        private final LeaseTerms terms;
-        private long ticket;
-        private long token;
-        private volatile @Nullable Object outcome;
-        private boolean gone;
-
-        Waiter(String id, LeaseTerms terms) {
-            this.id = id;
-            this.member = id + "/" + terms.millis();
-            this.terms = terms;
-        }
-    }
-
     private final RedisDeployment deployment;
     private final String name;
     private final int limit;
@@ -66,18 +38,7 @@ final class FairPermitQueue {
     private final String channel;
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final List<Waiter> arrivals = new ArrayList<>();
-    private final TreeMap<Long, Waiter> ticketed = new TreeMap<>();
-    private final Map<String, Waiter> sent = new HashMap<>();
-    private final List<String> leaving = new ArrayList<>();
-    /**
-     * A permit a holder released while no waiter here had a ticket yet but some were getting one:
-     * kept for them until the call in flight answers (then passed on, or released in Redis).
-     */
-    private record Parked(PermitCohort cohort, long deadlineNanos, long leaseNanos) {}
-
-    private final List<Parked> parked = new ArrayList<>();
-    private long bound;
+    private final FairWaiters waiters = new FairWaiters();
     private boolean syncing;
     /** Whether the next call looks for permits handed to the waiting members (a signal came). */
     private boolean checkHands = true;
@@ -91,7 +52,7 @@ final class FairPermitQueue {
     /** The signals the watcher has acted on (asked for a call). */
     private long actedGeneration;
 
-    private @Nullable ReleaseSignals.Subscription subscription;
+    private ReleaseSignals.@Nullable Subscription subscription;
     /** Guarded by the map's compute in {@link PermitQueues}: threads waiting here. */
     int users;
 
@@ -121,7 +82,7 @@ final class FairPermitQueue {
         Waiter me = new Waiter(id, terms);
         this.lock.lock();
         try {
-            this.arrivals.add(me);
+            this.waiters.arrive(me);
             if (this.subscription == null) {
                 this.subscription = this.deployment.signals().subscribe(this.channel);
             }
@@ -219,26 +180,12 @@ final class FairPermitQueue {
 
     /** Whether a call is due: arrivals, leavers, or a signal or keep-alive asked for one. Under the lock. */
     private boolean syncDue() {
-        return !this.arrivals.isEmpty() || !this.leaving.isEmpty() || this.syncWanted;
+        return this.waiters.callDue() || this.syncWanted;
     }
 
     /** Wakes a waiter other than {@code me}, to make a due call or to watch. Under the lock. */
     private void wakeAnother(@Nullable Waiter me) {
-        Waiter other = null;
-        for (Waiter waiter : this.ticketed.values()) {
-            if (waiter != me) {
-                other = waiter;
-                break;
-            }
-        }
-        if (other == null) {
-            for (Waiter waiter : this.arrivals) {
-                if (waiter != me) {
-                    other = waiter;
-                    break;
-                }
-            }
-        }
+        Waiter other = this.waiters.other(me);
         if (other != null) {
             LockSupport.unpark(other.thread);
         } else if (!this.syncing && syncDue()) {
@@ -258,17 +205,7 @@ final class FairPermitQueue {
     private @Nullable Object leave(Waiter me) {
         this.lock.lock();
         try {
-            Object outcome = me.outcome;
-            if (outcome == null && !me.gone) {
-                me.gone = true;
-                if (this.arrivals.remove(me)) {
-                    // not sent yet: nothing to remove in Redis
-                } else {
-                    this.ticketed.remove(me.ticket);
-                    this.sent.remove(me.member);
-                    this.leaving.add(me.member);
-                }
-            }
+            Object outcome = this.waiters.leave(me);
             wakeAnother(me);
             return outcome;
         } finally {
@@ -283,21 +220,14 @@ final class FairPermitQueue {
      *     caller still waits; null on the watchdog's thread
      */
     private void sync(@Nullable Waiter caller) {
-        List<Waiter> batch;
+        FairWaiters.Batch batch;
         List<String> left;
-        List<Waiter> waiting;
         boolean hands;
         boolean places;
         this.lock.lock();
         try {
-            batch = new ArrayList<>(this.arrivals.subList(0, Math.min(MAX_ARRIVALS, this.arrivals.size())));
-            this.arrivals.subList(0, batch.size()).clear();
-            for (Waiter waiter : batch) {
-                this.sent.put(waiter.member, waiter);
-            }
-            left = new ArrayList<>(this.leaving);
-            this.leaving.clear();
-            waiting = new ArrayList<>(this.ticketed.values());
+            batch = this.waiters.takeBatch();
+            left = this.waiters.takeLeaving();
             // A permit is handed in Redis only by a script that signals: look for hands when a
             // signal came since the last call (or nothing says none did).
             hands = this.checkHands || this.subscription == null;
@@ -314,110 +244,52 @@ final class FairPermitQueue {
             this.lock.unlock();
         }
         long sentNanos = System.nanoTime();
-        List<?> reply;
+        FairQueueCall.Answer answer;
         List<Parked> release;
         try {
-            String look = places ? "2" : hands ? "1" : "0";
-            reply = (List<?>) Uninterrupted.call(() -> call(left, batch, waiting, look));
+            answer = new FairQueueCall(
+                            left,
+                            batch.arriving().stream()
+                                    .map(waiter -> waiter.member)
+                                    .toList(),
+                            batch.waiting().stream()
+                                    .map(waiter -> waiter.member)
+                                    .toList(),
+                            places ? "2" : hands ? "1" : "0",
+                            FairWaiters.longestLease(batch))
+                    .send(
+                            this.deployment,
+                            this.name,
+                            this.limit,
+                            TimeUnit.NANOSECONDS.toMillis(this.keepAliveNanos * 3));
         } catch (RuntimeException e) {
             this.lock.lock();
             try {
-                // The call may have run: the next one sends the same members again, and takes a
-                // permit granted to one of them then.
-                this.leaving.addAll(left);
-                for (int i = batch.size() - 1; i >= 0; i--) {
-                    Waiter waiter = batch.get(i);
-                    this.sent.remove(waiter.member);
-                    if (waiter.gone) {
-                        this.leaving.add(waiter.member);
-                    } else {
-                        this.arrivals.add(0, waiter);
-                    }
-                }
+                this.waiters.callFailed(left, batch);
                 this.checkHands = true;
                 this.syncing = false;
-                release = takeParked();
+                release = this.waiters.takeParked();
             } finally {
                 this.lock.unlock();
             }
-            release.forEach(this::releaseInRedis);
+            release.forEach(permit -> giveBack(permit.cohort(), permit.deadlineNanos()));
             throw e;
         }
-        List<Runnable> wake = new ArrayList<>();
+        List<Waiter> wake;
         this.lock.lock();
         try {
-            long now = (Long) reply.get(0);
-            this.bound = (Long) reply.get(1);
-            long token = (Long) reply.get(2);
-            int queued = ((Long) reply.get(3)).intValue();
-            for (int i = 0; i < queued; i++) {
-                String member = (String) reply.get(4 + 2 * i);
-                long ticket = (Long) reply.get(5 + 2 * i);
-                Waiter waiter = this.sent.get(member);
-                if (waiter == null || waiter.gone) {
-                    this.sent.remove(member);
-                    this.leaving.add(member);
-                    continue;
-                }
-                if (waiter.ticket > 0) {
-                    this.ticketed.remove(waiter.ticket); // its place had lapsed: it queued again
-                }
-                waiter.ticket = ticket;
-                waiter.token = token + i;
-                this.ticketed.put(ticket, waiter);
-            }
+            wake = this.waiters.answered(answer, waiter -> granted(waiter, sentNanos, answer.serverMillis()));
             this.lastAnswerNanos = sentNanos;
-            for (int i = 4 + 2 * queued; i < reply.size(); i++) {
-                String member = (String) reply.get(i);
-                Waiter waiter = this.sent.remove(member);
-                if (waiter == null || waiter.gone || waiter.outcome != null) {
-                    this.leaving.add(member); // nobody takes it: the next call frees it
-                    continue;
-                }
-                this.ticketed.remove(waiter.ticket);
-                waiter.outcome = granted(waiter, sentNanos, now);
-                wake.add(() -> LockSupport.unpark(waiter.thread));
-            }
             this.syncing = false;
-            release = passParked(wake);
+            release = this.waiters.passParked(wake);
             if (syncDue() && (caller == null || caller.outcome != null)) {
                 wakeAnother(caller);
             }
         } finally {
             this.lock.unlock();
         }
-        wake.forEach(Runnable::run);
-        release.forEach(this::releaseInRedis);
-    }
-
-    private Object call(List<String> left, List<Waiter> batch, List<Waiter> waiting, String look) {
-        long longestLease = 0;
-        List<String> args = new ArrayList<>(10 + left.size() + batch.size() + waiting.size());
-        args.add(this.deployment.leases().ownerPrefix());
-        args.add(Integer.toString(this.limit));
-        args.add(""); // the fence ttl, below
-        args.add(Long.toString(TimeUnit.NANOSECONDS.toMillis(this.keepAliveNanos * 3)));
-        args.add(Integer.toString(left.size()));
-        args.add(Integer.toString(batch.size()));
-        args.add(this.channel);
-        args.add(this.deployment.signalMode().publishCommand());
-        args.add(Integer.toString(waiting.size()));
-        args.add(look);
-        args.addAll(left);
-        for (List<Waiter> waiters : List.of(batch, waiting)) {
-            for (Waiter waiter : waiters) {
-                args.add(waiter.member);
-                longestLease = Math.max(longestLease, waiter.terms.leaseTime().toMillis());
-            }
-        }
-        args.set(2, this.deployment.options().fenceTtlMillis(java.time.Duration.ofMillis(longestLease)));
-        return this.deployment
-                .scripts()
-                .eval(
-                        SemaphoreScripts.SYNC_FAIR,
-                        "wait for a permit of fair semaphore '" + this.name + "'",
-                        PermitGrant.fairKeys(this.deployment.keys(), this.name),
-                        args);
+        wake.forEach(waiter -> LockSupport.unpark(waiter.thread));
+        release.forEach(permit -> giveBack(permit.cohort(), permit.deadlineNanos()));
     }
 
     /** The lease on the permit Redis granted {@code waiter}, with the token reserved when it arrived. */
@@ -460,18 +332,18 @@ final class FairPermitQueue {
             if (!cohort.mayServe(now)) {
                 return false;
             }
-            next = nextInTurn();
+            next = this.waiters.nextInTurn();
             if (next == null) {
-                if (!this.ticketed.isEmpty() || !this.syncing && this.arrivals.isEmpty()) {
+                if (this.waiters.anyTicketed() || !this.waiters.ticketing(this.syncing)) {
                     return false; // another process's waiter is next, or nobody waits here
                 }
                 // Waiters here are getting their tickets: the permit waits for the answer.
                 cohort.passedUnconfirmed(lostInRedis);
-                this.parked.add(new Parked(cohort, deadlineNanos, leaseNanos));
+                this.waiters.park(new Parked(cohort, deadlineNanos, leaseNanos));
                 return true;
             }
             cohort.passedUnconfirmed(lostInRedis);
-            handTo(next, cohort, deadlineNanos, now);
+            this.waiters.handTo(next, cohort, deadlineNanos, now);
         } finally {
             this.lock.unlock();
         }
@@ -479,83 +351,32 @@ final class FairPermitQueue {
         return true;
     }
 
-    /** The waiter here with the lowest ticket, if it is below the bound. Under the lock. */
-    private @Nullable Waiter nextInTurn() {
-        Map.Entry<Long, Waiter> first = this.ticketed.firstEntry();
-        return first == null || first.getKey() >= this.bound ? null : first.getValue();
-    }
-
-    /** Passes {@code cohort}'s permit to {@code next} (unpark it after the lock). Under the lock. */
-    private void handTo(Waiter next, PermitCohort cohort, long deadlineNanos, long now) {
-        this.ticketed.remove(next.ticket);
-        this.sent.remove(next.member);
-        this.leaving.add(next.member);
-        cohort.serveOneMore();
-        next.outcome = new PermitQueue.PermitHandOff(cohort, next.token, deadlineNanos, now);
-    }
-
     /**
-     * Passes each parked permit to the next waiter in turn, when it may still serve one; returns
-     * those to release in Redis. Under the lock, after an answer.
-     */
-    private List<Parked> passParked(List<Runnable> wake) {
-        if (this.parked.isEmpty()) {
-            return List.of();
-        }
-        List<Parked> release = new ArrayList<>();
-        long now = System.nanoTime();
-        for (Parked permit : this.parked) {
-            Waiter next = nextInTurn();
-            if (next != null
-                    && permit.deadlineNanos() - now > LocalGates.minLeftToPass(permit.leaseNanos())
-                    && permit.cohort().mayServe(now)) {
-                handTo(next, permit.cohort(), permit.deadlineNanos(), now);
-                wake.add(() -> LockSupport.unpark(next.thread));
-            } else {
-                release.add(permit);
-            }
-        }
-        this.parked.clear();
-        return release;
-    }
-
-    /** Takes every parked permit, to release in Redis. Under the lock. */
-    private List<Parked> takeParked() {
-        List<Parked> release = new ArrayList<>(this.parked);
-        this.parked.clear();
-        return release;
-    }
-
-    /** Releases a parked permit in Redis, which hands it to the head of the queue. */
-    private void releaseInRedis(Parked permit) {
-        PermitCohort cohort = permit.cohort();
-        try {
-            long released = PermitGrant.releaseFair(this.deployment, this.name, cohort.permitId(), this.limit);
-            if (released >= 0 || permit.deadlineNanos() - System.nanoTime() > 0) {
-                cohort.redisAnswered(released >= 0);
-            }
-        } catch (RuntimeException ignored) {
-            // unreachable: the permit expires by its lease
-        }
-    }
-
-    /**
-     * Gives a permit back to Redis: one granted to waiter {@code id}, or passed to it, that it
-     * will not hold (it left meanwhile, or too little of a passed permit was left). Redis hands it
-     * to the head of the queue.
+     * Gives back to Redis, which hands it to the head of the queue, a permit nobody here will hold:
+     * one granted or passed to a waiter that left meanwhile ({@code outcome}), or parked.
      */
     void giveBack(String id, Object outcome) {
-        String permitId = outcome instanceof PermitQueue.PermitHandOff handOff
-                ? handOff.cohort().permitId()
-                : id;
+        if (outcome instanceof PermitQueue.PermitHandOff handOff) {
+            giveBack(handOff.cohort(), handOff.keyDeadlineNanos());
+        } else {
+            release(id);
+        }
+    }
+
+    /** Gives back {@code cohort}'s permit, whose lease lasts until {@code deadlineNanos}. */
+    private void giveBack(PermitCohort cohort, long deadlineNanos) {
+        long released = release(cohort.permitId());
+        if (released >= 0 || released == -1 && deadlineNanos - System.nanoTime() > 0) {
+            cohort.redisAnswered(released >= 0);
+        }
+    }
+
+    /** Releases permit {@code permitId} in Redis: -1 if it was not held, -2 if the call failed. */
+    private long release(String permitId) {
         try {
-            long released = PermitGrant.releaseFair(this.deployment, this.name, permitId, this.limit);
-            if (outcome instanceof PermitQueue.PermitHandOff handOff
-                    && (released >= 0 || handOff.keyDeadlineNanos() - System.nanoTime() > 0)) {
-                handOff.cohort().redisAnswered(released >= 0);
-            }
-        } catch (RuntimeException ignored) {
-            // unreachable: the permit expires by its lease
+            return PermitGrant.releaseFair(this.deployment, this.name, permitId, this.limit);
+        } catch (RuntimeException e) {
+            return -2; // the permit expires by its lease
         }
     }
 

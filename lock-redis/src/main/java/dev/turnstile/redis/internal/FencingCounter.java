@@ -20,8 +20,9 @@ final class FencingCounter {
     /**
      * {@code fence_set(key, last, floor, ttl)} sets the counter to {@code last} for {@code ttl}
      * ms plus how far {@code last} leads {@code floor} (the clock in µs), in whole ms rounded up.
-     * {@code fence_issue(key, reserve, ttl)} issues {@code reserve} tokens and returns the first and
-     * the clock in µs. (Arithmetic on the replies as they are: Lua converts the
+     * {@code fence_issue(key, reserve, ttl[, clock])} issues {@code reserve} tokens and returns the
+     * first and the clock in µs (read with {@code TIME}, or taken from the script's own {@code
+     * TIME} reply {@code clock} when given). (Arithmetic on the replies as they are: Lua converts the
      * strings, and this runs per grant.)
      */
     static final String LUA = """
@@ -36,8 +37,8 @@ final class FencingCounter {
               local now = redis.call('TIME')
               return now[1] * 1000000 + now[2]
             end
-            local function fence_issue(key, reserve, ttl)
-              local floor = fence_clock()
+            local function fence_issue(key, reserve, ttl, clock)
+              local floor = clock and clock[1] * 1000000 + clock[2] or fence_clock()
               local token = (redis.call('GET', key) or 0) + 1
               if token < floor then
                 token = floor

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -371,25 +372,14 @@ final class ReleaseSignals implements AutoCloseable {
         }
 
         /**
-         * Waits until the generation moves past {@code seen} or the timeout passes. Passing a
+         * Waits until the generation moves past {@code seen}, the timeout passes, or {@code done} is
+         * true once the thread was unparked (whoever makes it true unparks the thread). Passing a
          * generation read earlier plus {@code n} waits for {@code n + 1} signals.
          *
          * @return whether a signal arrived
          * @throws InterruptedException if the thread is interrupted while waiting
          */
-        public boolean await(long seen, long timeoutNanos) throws InterruptedException {
-            return this.channel.await(seen, timeoutNanos);
-        }
-
-        /**
-         * Waits like {@link #await(long, long)}, or until {@code done} is true once the thread was
-         * unparked (whoever makes it true unparks the thread).
-         *
-         * @return whether a signal arrived
-         * @throws InterruptedException if the thread is interrupted while waiting
-         */
-        public boolean await(long seen, long timeoutNanos, java.util.function.BooleanSupplier done)
-                throws InterruptedException {
+        public boolean await(long seen, long timeoutNanos, BooleanSupplier done) throws InterruptedException {
             return this.channel.await(seen, timeoutNanos, done);
         }
 

@@ -9,7 +9,7 @@ final class SemaphoreScripts {
 
     private SemaphoreScripts() {}
 
-    private static final String NOW = """
+    static final String NOW = """
             local clock = redis.call('TIME')
             local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
             """;
@@ -26,7 +26,7 @@ final class SemaphoreScripts {
               if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
                 redis.call('PEXPIRE', KEYS[1], ARGV[3])
               end
-              return (fence_issue(KEYS[2], reserve, ARGV[4]))
+              return (fence_issue(KEYS[2], reserve, ARGV[4], clock))
             end
             local function retryHint(now)
               local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
@@ -62,7 +62,7 @@ final class SemaphoreScripts {
      * by then. {@code signal(count)} publishes one release signal per waiter that left the queue, so
      * a waiter with {@code n} others ahead sleeps through {@code n} signals and wakes at its own.
      */
-    private static final String QUEUE = """
+    static final String QUEUE = """
             local function prune_waiters(now)
               local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 1000)
               if #gone > 0 then
@@ -154,130 +154,6 @@ final class SemaphoreScripts {
             """);
 
     /**
-     * One process's waiters of a fair semaphore, in one call ({@code FairPermitQueue}). KEYS as
-     * {@link #ACQUIRE_FAIR}. ARGV: [1] the process's owner prefix (every member of this process
-     * starts with it), [2] limit, [3] fence ttl ms, [4] waiter ttl ms, [5] how many members leave,
-     * [6] how many arrive, [7] release channel, [8] PUBLISH or SPUBLISH (where {@link #QUEUE} reads
-     * them), [9] how many wait on, [10] what to look for: 0 nothing, 1 permits handed to the
-     * members (a release signal came since the last call, or a call's answer was lost), 2 those and
-     * the places that lapsed (the process made no call for a good part of the waiter ttl: such a
-     * member queues again, at the back, with a new ticket and token); then the members (waiter id, a slash, its lease in ms) that leave (served in the process, or
-     * gave up), those that arrive and those that still wait.
-     *
-     * <p>In this order: the members that leave are taken out of the queue, and a permit handed or
-     * granted to one is freed; when asked, a permit handed to a member (or granted to it by a call
-     * whose answer was lost) is taken at its full lease; the arrivals take consecutive
-     * tickets and, in the same order, one fencing token each (the token it holds with, whether Redis
-     * grants its permit or one passes to it in the process: so tokens follow tickets, and with one
-     * permit they increase in hold order); every member still waiting has its liveness renewed;
-     * free permits go to the head of the queue in ticket order: to a member of this call, granted at
-     * its lease, or handed to another process's waiter.
-     *
-     * <p>Returns {@code {server ms, bound, first token, n, then n pairs (member, ticket) of the
-     * members queued by this call in ticket order (the i-th holds token first + i), then each member
-     * granted}}. The bound is the lowest ticket another
-     * process's waiter has (or the next ticket when none queues): a permit may pass in the process
-     * to a waiter whose ticket is below it, since every waiter ahead of it is of this process and
-     * every later waiter anywhere gets a higher ticket. As in every fair script, one signal is
-     * published per waiter that left the queue, so that another process's waiter sleeps through
-     * those ahead of it.
-     */
-    static final LuaScript SYNC_FAIR = LuaScript.of(NOW + FencingCounter.LUA + QUEUE + """
-            redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-            local told = prune_waiters(now)
-            local nLeave, nNew, nWait = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[9])
-            local firstNew, firstWait, last = 11 + nLeave, 11 + nLeave + nNew, 10 + nLeave + nNew + nWait
-            local function id_of(member) return string.match(member, '^(.*)/%d+$') or member end
-            -- One command per key for many members, in slices that unpack can take.
-            local function each_slice(command, key, values)
-              local count = 0
-              for from = 1, #values, 4000 do
-                count = count + redis.call(command, key, unpack(values, from, math.min(from + 3999, #values)))
-              end
-              return count
-            end
-            if nLeave > 0 then
-              local members, ids = {}, {}
-              for i = 11, firstNew - 1 do
-                members[#members + 1] = ARGV[i]
-                ids[#ids + 1] = id_of(ARGV[i])
-              end
-              told = told + each_slice('ZREM', KEYS[3], members)
-              each_slice('ZREM', KEYS[4], members)
-              each_slice('ZREM', KEYS[1], ids)
-            end
-            local mine, grants = {}, {}
-            local function grant_to(member)
-              local lease = tonumber(string.match(member, '/(%d+)$'))
-              redis.call('ZADD', KEYS[1], now + lease, id_of(member))
-              if redis.call('PTTL', KEYS[1]) < lease then redis.call('PEXPIRE', KEYS[1], lease) end
-              grants[#grants + 1] = member
-              mine[member] = nil
-            end
-            local arrivals = {}
-            for i = firstNew, last do
-              mine[ARGV[i]] = true
-              if ARGV[10] ~= '0' and redis.call('ZSCORE', KEYS[1], id_of(ARGV[i])) then
-                grant_to(ARGV[i])
-              elseif i < firstWait then
-                arrivals[#arrivals + 1] = ARGV[i]
-              elseif ARGV[10] == '2' and not redis.call('ZSCORE', KEYS[3], ARGV[i]) then
-                arrivals[#arrivals + 1] = ARGV[i] -- its place lapsed: it queues again, at the back
-              end
-            end
-            local reply = {now, 0, 0, 0}
-            if #arrivals > 0 then
-              local ticket = tonumber(redis.call('GET', KEYS[5]) or 0)
-              redis.call('SET', KEYS[5], ticket + #arrivals, 'PX', ARGV[4])
-              local tickets = {}
-              for i = 1, #arrivals do
-                tickets[#tickets + 1] = ticket + i
-                tickets[#tickets + 1] = arrivals[i]
-                reply[#reply + 1] = arrivals[i]
-                reply[#reply + 1] = ticket + i
-              end
-              each_slice('ZADD', KEYS[3], tickets)
-              reply[3] = (fence_issue(KEYS[2], #arrivals, ARGV[3]))
-              reply[4] = #arrivals
-            end
-            local ttl = tonumber(ARGV[4])
-            local alive = {}
-            for member in pairs(mine) do
-              alive[#alive + 1] = now + ttl
-              alive[#alive + 1] = member
-            end
-            if #alive > 0 then
-              each_slice('ZADD', KEYS[4], alive)
-              for i = 3, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
-            end
-            local free = tonumber(ARGV[2]) - redis.call('ZCARD', KEYS[1])
-            while free > 0 do
-              local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
-              if not head then break end
-              if mine[head] then
-                redis.call('ZREM', KEYS[3], head)
-                redis.call('ZREM', KEYS[4], head)
-                grant_to(head)
-                free = free - 1
-              else
-                free = free - hand(now, head)
-              end
-              told = told + 1
-            end
-            signal(told)
-            reply[2] = (tonumber(redis.call('GET', KEYS[5])) or 0) + 1
-            local queued = redis.call('ZRANGE', KEYS[3], 0, 63, 'WITHSCORES')
-            for i = 1, #queued, 2 do
-              if string.sub(queued[i], 1, #ARGV[1]) ~= ARGV[1] or i == 127 then
-                reply[2] = tonumber(queued[i + 1])
-                break
-              end
-            end
-            for i = 1, #grants do reply[#reply + 1] = grants[i] end
-            return reply
-            """);
-
-    /**
      * Fair release. KEYS and ARGV as {@link #ACQUIRE_FAIR} (ARGV[1] the permit id; the lease, fence,
      * waiter ttl and reserve arguments unused). Frees the permit and hands the free permits to the
      * head of the queue, each for as long as its waiter's liveness lasts. Returns {@code {-1 if the
@@ -328,7 +204,7 @@ final class SemaphoreScripts {
             if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
               redis.call('PEXPIRE', KEYS[1], ARGV[2])
             end
-            local token = fence_issue(KEYS[2], tonumber(ARGV[4]), ARGV[3])
+            local token = fence_issue(KEYS[2], tonumber(ARGV[4]), ARGV[3], clock)
             return {1, token, now}
             """);
 

@@ -87,7 +87,7 @@ final class WaitLoop {
                 long remaining = deadlineNanos - System.nanoTime();
                 requireNotInterrupted();
                 if (!retryAtOnce) {
-                    subscription.await(seen + skip, Math.min(Math.max(remaining, 0), pause));
+                    subscription.await(seen + skip, Math.min(Math.max(remaining, 0), pause), () -> false);
                 }
                 retryAtOnce = false;
                 seen = subscription.generation();
@@ -141,7 +141,7 @@ final class WaitLoop {
                 long skip = counted ? outcome.signalsToSkip() : 0;
                 long pause = counted ? outcome.retryHintNanos() : backoff.nextNanos();
                 requireNotInterrupted();
-                subscription.await(seen + skip, Math.min(remaining, Math.max(pause, 1)));
+                subscription.await(seen + skip, Math.min(remaining, Math.max(pause, 1)), () -> false);
             }
         }
     }
