@@ -23,7 +23,8 @@ record FairQueueCall(
      * starts with it), [2] limit, [3] fence ttl ms, [4] waiter ttl ms, [5] how many members leave,
      * [6] how many arrive, [7] release channel, [8] PUBLISH or SPUBLISH (where {@link SemaphoreScripts#QUEUE} reads
      * them), [9] how many wait on, [10] what to look for: 0 nothing, 1 permits handed to the
-     * members (a release signal came since the last call, or a call's answer was lost), 2 those and
+     * members (a release signal came since the last call, or a call's answer was lost) and the
+     * lapsed places of any process, to prune (every release prunes them too), 2 those and
      * the places that lapsed (the process made no call for a good part of the waiter ttl: such a
      * member queues again, at the back, with a new ticket and token); then the members (waiter id, a slash, its lease in ms) that leave (served in the process, or
      * gave up), those that arrive and those that still wait.
@@ -52,7 +53,8 @@ record FairQueueCall(
     static final LuaScript SCRIPT =
             LuaScript.of(SemaphoreScripts.NOW + FencingCounter.LUA + SemaphoreScripts.QUEUE + """
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-            local told = prune_waiters(now)
+            -- Lapsed places are pruned when asked to look (at least every keep-alive), and by every release.
+            local told = ARGV[10] ~= '0' and prune_waiters(now) or 0
             local nLeave, nNew, nWait = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[9])
             local firstNew, firstWait, last = 11 + nLeave, 11 + nLeave + nNew, 10 + nLeave + nNew + nWait
             local ttl = tonumber(ARGV[4])
