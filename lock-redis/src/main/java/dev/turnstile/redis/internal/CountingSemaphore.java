@@ -175,7 +175,7 @@ final class CountingSemaphore implements RedisSemaphore {
                         Acquisition.start(passed, () -> interrupted(start)),
                         handOff.cohort().permitId()));
             }
-            queue.giveBack(id, handOff);
+            queue.grants().giveBack(id, handOff);
             if (deadline - System.nanoTime() <= 0) {
                 return Optional.empty();
             }

@@ -1,6 +1,5 @@
 package dev.turnstile.redis.internal;
 
-import dev.turnstile.redis.LeaseKind;
 import dev.turnstile.redis.internal.FairWaiters.Parked;
 import dev.turnstile.redis.internal.FairWaiters.Waiter;
 import java.util.List;
@@ -37,6 +36,7 @@ final class FairPermitQueue {
     private final long keepAliveNanos;
     private final String channel;
 
+    private final FairGrants grants;
     private final ReentrantLock lock = new ReentrantLock();
     private final FairWaiters waiters = new FairWaiters();
     private boolean syncing;
@@ -45,6 +45,10 @@ final class FairPermitQueue {
 
     private boolean syncWanted;
     private boolean watched;
+    /** Set when a call is due and nobody is making it: wakes the watching thread too. */
+    private volatile boolean callWanted;
+    /** When the last call that looked for lapsed places was sent. */
+    private long lastPlacesNanos = System.nanoTime();
     /** When the last call that was answered was sent ({@link System#nanoTime()}). */
     private long lastAnswerNanos = System.nanoTime();
 
@@ -62,10 +66,15 @@ final class FairPermitQueue {
         this.limit = limit;
         this.keepAliveNanos = keepAliveNanos;
         this.channel = deployment.keys().semaphoreChannel(name);
+        this.grants = new FairGrants(deployment, name, limit);
     }
 
     String name() {
         return this.name;
+    }
+
+    FairGrants grants() {
+        return this.grants;
     }
 
     /**
@@ -95,7 +104,7 @@ final class FairPermitQueue {
             Object outcome = leave(me);
             if (outcome != null) {
                 // Served meanwhile: give it back, as a release would.
-                giveBack(me.id, outcome);
+                this.grants.giveBack(me.id, outcome);
             }
             throw e;
         }
@@ -152,7 +161,8 @@ final class FairPermitQueue {
             }
             // A signal already acted on (a call is due or in flight for it) does not wake it again.
             long seen = Math.max(this.seenGeneration, this.actedGeneration);
-            boolean signalled = timeout > 0 && subscription.await(seen, timeout, () -> me.outcome != null);
+            boolean signalled =
+                    timeout > 0 && subscription.await(seen, timeout, () -> me.outcome != null || this.callWanted);
             this.lock.lock();
             try {
                 if (signalled) {
@@ -187,17 +197,46 @@ final class FairPermitQueue {
     private void wakeAnother(@Nullable Waiter me) {
         Waiter other = this.waiters.other(me);
         if (other != null) {
+            // The watching thread wakes for it too: it may be the one woken.
+            this.callWanted = !this.syncing && syncDue();
             LockSupport.unpark(other.thread);
         } else if (!this.syncing && syncDue()) {
-            // Nobody waits here any more to make the call: the watchdog's I/O thread makes it.
-            this.syncing = true;
-            this.deployment.leases().watchdog().execute(() -> {
-                try {
-                    sync(null);
-                } catch (RuntimeException e) {
-                    // unreachable: the places left lapse after the waiter ttl, a permit handed to them with them
-                }
-            });
+            callInBackground(0, 3); // nobody waits here any more to make the call
+        }
+    }
+
+    /**
+     * Makes the due call on the watchdog's I/O thread after {@code delayNanos}, if it is still due
+     * and nobody makes it; a failed one is tried again a second later, {@code attempts} times in all,
+     * so that members that left and permits parked here reach Redis.
+     */
+    private void callInBackground(long delayNanos, int attempts) {
+        try {
+            this.deployment
+                    .leases()
+                    .watchdog()
+                    .schedule(
+                            () -> {
+                                this.lock.lock();
+                                try {
+                                    if (this.syncing || !syncDue()) {
+                                        return;
+                                    }
+                                    this.syncing = true;
+                                } finally {
+                                    this.lock.unlock();
+                                }
+                                try {
+                                    sync(null);
+                                } catch (RuntimeException e) {
+                                    if (attempts > 1) {
+                                        callInBackground(TimeUnit.SECONDS.toNanos(1), attempts - 1);
+                                    }
+                                }
+                            },
+                            delayNanos);
+        } catch (IllegalStateException closed) {
+            // nothing calls Redis any more: the places left lapse after the waiter ttl
         }
     }
 
@@ -232,7 +271,12 @@ final class FairPermitQueue {
             // signal came since the last call (or nothing says none did).
             hands = this.checkHands || this.subscription == null;
             // Places not renewed for half the waiter ttl may have lapsed: look for them too.
-            places = System.nanoTime() - this.lastAnswerNanos > this.keepAliveNanos * 3 / 2;
+            // and, once per keep-alive, for places lost in Redis some other way (a failover, a clock
+            // step, an eviction): a member whose place is gone queues again.
+            long now = System.nanoTime();
+            places = now - this.lastAnswerNanos > this.keepAliveNanos * 3 / 2
+                    || now - this.lastPlacesNanos > this.keepAliveNanos;
+            this.callWanted = false;
             this.checkHands = false;
             this.syncWanted = false;
             if (this.subscription != null) {
@@ -272,14 +316,18 @@ final class FairPermitQueue {
             } finally {
                 this.lock.unlock();
             }
-            release.forEach(permit -> giveBack(permit.cohort(), permit.deadlineNanos()));
+            release.forEach(permit -> this.grants.giveBack(permit.cohort(), permit.deadlineNanos()));
             throw e;
         }
         List<Waiter> wake;
         this.lock.lock();
         try {
-            wake = this.waiters.answered(answer, waiter -> granted(waiter, sentNanos, answer.serverMillis()));
+            wake = this.waiters.answered(
+                    answer, waiter -> this.grants.granted(waiter, sentNanos, answer.serverMillis(), this::place));
             this.lastAnswerNanos = sentNanos;
+            if (places) {
+                this.lastPlacesNanos = sentNanos;
+            }
             this.syncing = false;
             release = this.waiters.passParked(wake);
             if (syncDue() && (caller == null || caller.outcome != null)) {
@@ -289,27 +337,7 @@ final class FairPermitQueue {
             this.lock.unlock();
         }
         wake.forEach(waiter -> LockSupport.unpark(waiter.thread));
-        release.forEach(permit -> giveBack(permit.cohort(), permit.deadlineNanos()));
-    }
-
-    /** The lease on the permit Redis granted {@code waiter}, with the token reserved when it arrived. */
-    private ManagedLease granted(Waiter waiter, long sentNanos, long grantedAtMillis) {
-        PermitCohort cohort = new PermitCohort(
-                waiter.id,
-                this.deployment.options().cohortHolders(),
-                this.deployment.options().cohortMaxAge().toNanos(),
-                sentNanos,
-                grantedAtMillis,
-                (permitId, leaseNanos) -> null);
-        return ManagedLease.granted(
-                this.deployment.leases(),
-                LeaseKind.SEMAPHORE,
-                this.name,
-                waiter.token,
-                waiter.terms,
-                sentNanos,
-                PermitGrant.fair(this.deployment, this.name, waiter.id, grantedAtMillis, this.limit),
-                place(cohort));
+        release.forEach(permit -> this.grants.giveBack(permit.cohort(), permit.deadlineNanos()));
     }
 
     /**
@@ -349,35 +377,6 @@ final class FairPermitQueue {
         }
         LockSupport.unpark(next.thread);
         return true;
-    }
-
-    /**
-     * Gives back to Redis, which hands it to the head of the queue, a permit nobody here will hold:
-     * one granted or passed to a waiter that left meanwhile ({@code outcome}), or parked.
-     */
-    void giveBack(String id, Object outcome) {
-        if (outcome instanceof PermitQueue.PermitHandOff handOff) {
-            giveBack(handOff.cohort(), handOff.keyDeadlineNanos());
-        } else {
-            release(id);
-        }
-    }
-
-    /** Gives back {@code cohort}'s permit, whose lease lasts until {@code deadlineNanos}. */
-    private void giveBack(PermitCohort cohort, long deadlineNanos) {
-        long released = release(cohort.permitId());
-        if (released >= 0 || released == -1 && deadlineNanos - System.nanoTime() > 0) {
-            cohort.redisAnswered(released >= 0);
-        }
-    }
-
-    /** Releases permit {@code permitId} in Redis: -1 if it was not held, -2 if the call failed. */
-    private long release(String permitId) {
-        try {
-            return PermitGrant.releaseFair(this.deployment, this.name, permitId, this.limit);
-        } catch (RuntimeException e) {
-            return -2; // the permit expires by its lease
-        }
     }
 
     /** Closes the subscription once nobody waits (the last user left). */

@@ -39,8 +39,9 @@ record FairQueueCall(
      * its lease, or handed to another process's waiter.
      *
      * <p>Returns {@code {server ms, bound, first token, n, then n pairs (member, ticket) of the
-     * members queued by this call in ticket order (the i-th holds token first + i), then each member
-     * granted}}. The bound is the lowest ticket another
+     * members queued by this call in ticket order, then those that arrived already holding (granted by
+     * a call whose answer was lost) with ticket 0 (the i-th pair holds token first + i), then each
+     * member granted}}. The queue key is given twice the waiter ttl whenever this call adds to it. The bound is the lowest ticket another
      * process's waiter has (or the next ticket when none queues): a permit may pass in the process
      * to a waiter whose ticket is below it, since every waiter ahead of it is of this process and
      * every later waiter anywhere gets a higher ticket. As in every fair script, one signal is
@@ -97,11 +98,13 @@ record FairQueueCall(
               grants[#grants + 1] = member
               mine[member] = nil
             end
-            local arrivals = {}
+            local arrivals, heldArrivals = {}, {}
             for i = firstNew, last do
               mine[ARGV[i]] = true
               if ARGV[10] ~= '0' and holds(ARGV[i]) then
                 grant_to(ARGV[i]) -- already counted in held
+                -- granted by a call whose answer was lost: it has no token yet
+                if i < firstWait then heldArrivals[#heldArrivals + 1] = ARGV[i] end
               elseif i < firstWait then
                 arrivals[#arrivals + 1] = ARGV[i]
               elseif ARGV[10] == '2' and not redis.call('ZSCORE', KEYS[3], ARGV[i]) then
@@ -122,8 +125,15 @@ record FairQueueCall(
                 reply[#reply + 1] = ticket + i
               end
               each_slice('ZADD', KEYS[3], tickets)
-              reply[3] = (fence_issue(KEYS[2], #arrivals, ARGV[3], clock))
-              reply[4] = #arrivals
+              redis.call('PEXPIRE', KEYS[3], 2 * ttl)
+            end
+            for i = 1, #heldArrivals do
+              reply[#reply + 1] = heldArrivals[i]
+              reply[#reply + 1] = 0
+            end
+            if #arrivals + #heldArrivals > 0 then
+              reply[3] = (fence_issue(KEYS[2], #arrivals + #heldArrivals, ARGV[3], clock))
+              reply[4] = #arrivals + #heldArrivals
             end
             local alive = {}
             for member in pairs(mine) do
@@ -169,7 +179,10 @@ record FairQueueCall(
             return reply
             """);
 
-    /** A member queued by the call, with its ticket and the fencing token reserved for it. */
+    /**
+     * A member queued by the call, with its ticket and the fencing token reserved for it; ticket 0
+     * for one that arrived already holding a permit (granted by a call whose answer was lost).
+     */
     record Ticket(String member, long ticket, long token) {}
 
     /**

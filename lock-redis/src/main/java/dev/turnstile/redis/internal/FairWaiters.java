@@ -32,6 +32,8 @@ final class FairWaiters {
         long token;
         volatile @Nullable Object outcome;
         boolean gone;
+        /** Whether a call was sent for it: it may be in Redis's queue, or hold there, ever since. */
+        boolean sent;
 
         Waiter(String id, LeaseTerms terms) {
             this.id = id;
@@ -60,9 +62,9 @@ final class FairWaiters {
         this.arrivals.add(waiter);
     }
 
-    /** Whether a call has members to queue or to take out of Redis's queue. */
+    /** Whether a call has members to queue or to take out of Redis's queue, or a parked permit. */
     boolean callDue() {
-        return !this.arrivals.isEmpty() || !this.leaving.isEmpty();
+        return !this.arrivals.isEmpty() || !this.leaving.isEmpty() || !this.parked.isEmpty();
     }
 
     /** Whether a ticketing call is due or in flight ({@code syncing}) for waiters without a ticket. */
@@ -82,6 +84,7 @@ final class FairWaiters {
         List<Waiter> arriving = new ArrayList<>(this.arrivals.subList(0, Math.min(MAX_ARRIVALS, this.arrivals.size())));
         this.arrivals.subList(0, arriving.size()).clear();
         for (Waiter waiter : arriving) {
+            waiter.sent = true;
             this.sent.put(waiter.member, waiter);
         }
         return new Batch(arriving, new ArrayList<>(this.ticketed.values()));
@@ -131,12 +134,20 @@ final class FairWaiters {
                 this.leaving.add(ticket.member());
                 continue;
             }
+            waiter.token = ticket.token();
+            if (ticket.ticket() == 0) {
+                continue; // it arrived holding: granted below
+            }
             if (waiter.ticket > 0) {
-                this.ticketed.remove(waiter.ticket); // its place had lapsed: it queued again
+                this.ticketed.remove(waiter.ticket, waiter); // its place had lapsed: it queued again
             }
             waiter.ticket = ticket.ticket();
-            waiter.token = ticket.token();
-            this.ticketed.put(ticket.ticket(), waiter);
+            Waiter before = this.ticketed.put(ticket.ticket(), waiter);
+            if (before != null && before != waiter) {
+                // The ticket counter went back (a failover lost it): the other one queues again.
+                before.ticket = 0;
+                this.arrivals.add(before);
+            }
         }
         List<Waiter> served = new ArrayList<>();
         for (String member : answer.granted()) {
@@ -145,7 +156,13 @@ final class FairWaiters {
                 this.leaving.add(member);
                 continue;
             }
-            this.ticketed.remove(waiter.ticket);
+            this.ticketed.remove(waiter.ticket, waiter);
+            if (waiter.token == 0) {
+                // No token reserved for it (never expected): it gives the permit back and queues again.
+                this.leaving.add(member);
+                this.arrivals.add(waiter);
+                continue;
+            }
             waiter.outcome = granted.apply(waiter);
             served.add(waiter);
         }
@@ -158,8 +175,9 @@ final class FairWaiters {
         Object outcome = me.outcome;
         if (outcome == null && !me.gone) {
             me.gone = true;
-            if (!this.arrivals.remove(me)) {
-                this.ticketed.remove(me.ticket);
+            // A waiter back among the arrivals after a failed call may hold in Redis all the same.
+            if (!this.arrivals.remove(me) || me.sent) {
+                this.ticketed.remove(me.ticket, me);
                 this.sent.remove(me.member);
                 this.leaving.add(me.member);
             }
@@ -192,7 +210,7 @@ final class FairWaiters {
 
     /** Passes {@code cohort}'s permit to {@code next} (the caller unparks it). */
     void handTo(Waiter next, PermitCohort cohort, long deadlineNanos, long now) {
-        this.ticketed.remove(next.ticket);
+        this.ticketed.remove(next.ticket, next);
         this.sent.remove(next.member);
         this.leaving.add(next.member);
         cohort.serveOneMore();

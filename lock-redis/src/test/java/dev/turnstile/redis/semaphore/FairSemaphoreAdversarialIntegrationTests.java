@@ -1,10 +1,12 @@
 package dev.turnstile.redis.semaphore;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.SemaphoreFullException;
 import dev.turnstile.redis.Turnstile;
+import dev.turnstile.redis.TurnstileException;
 import dev.turnstile.test.redis.ChildJvm;
 import dev.turnstile.test.redis.RedisClients;
 import dev.turnstile.test.redis.RedisServerExtension;
@@ -206,6 +208,67 @@ class FairSemaphoreAdversarialIntegrationTests {
      * connection. Never more than 2 holders, no token twice, and once everyone returned nothing is
      * left in Redis.
      */
+    /**
+     * A waiter whose place Redis lost while its process's calls kept being answered (the queue's
+     * writes lost in a failover, a server clock step past the places' life, an eviction) queues
+     * again within a keep-alive: the permit freed by another process's release reaches it, instead
+     * of it waiting to its deadline.
+     */
+    @Test
+    void aWaiterWhosePlaceRedisLostQueuesAgainAndIsServed() throws Exception {
+        String name = "lost-place";
+        try (TwoProcesses processes = TwoProcesses.start(Duration.ofSeconds(5))) {
+            Permit held = processes.other().semaphore(name, 1).fair().acquire(Duration.ZERO, null);
+            CompletableFuture<Optional<Permit>> waiter = CompletableFuture.supplyAsync(
+                    () -> processes.first().semaphore(name, 1).fair().tryAcquire(Duration.ofSeconds(30), null));
+            await().atMost(Duration.ofSeconds(5)).until(() -> processes.client().zcard(queue(name)) == 1);
+            Thread.sleep(500); // the waiter's process has made its calls since
+
+            processes.client().del(queue(name), key(name, "alive"));
+            held.release();
+
+            Optional<Permit> served = waiter.get(6, TimeUnit.SECONDS);
+            assertThat(served).as("the waiter whose place was lost").isPresent();
+            served.get().release();
+        }
+    }
+
+    /**
+     * A waiter whose call Redis ran only after the client gave up on it (the server was frozen past
+     * the socket timeout): the call granted it a permit at its full lease, but the waiter has already
+     * failed and left. Its process frees that permit with its next call (retried while Redis does not
+     * answer), not after the whole lease.
+     */
+    @Test
+    void aPermitGrantedByACallWhoseAnswerWasLostIsFreedByTheWaitersProcess() throws Exception {
+        String name = "lost-answer";
+        try (TwoProcesses processes = TwoProcesses.start(Duration.ofMillis(500))) {
+            UnifiedJedis client = processes.client();
+            Turnstile impatient = processes.first();
+            Turnstile other = processes.other();
+            RedisSemaphore semaphore = impatient.semaphore(name, 1).fair();
+            // One wait first, so Redis has the script the frozen call will run.
+            Permit first = other.semaphore(name, 1).fair().acquire(Duration.ZERO, null);
+            CompletableFuture<Optional<Permit>> waited =
+                    CompletableFuture.supplyAsync(() -> semaphore.tryAcquire(Duration.ofSeconds(5), null));
+            await().atMost(Duration.ofSeconds(5)).until(() -> client.zcard(queue(name)) == 1);
+            first.release();
+            waited.get(5, TimeUnit.SECONDS).orElseThrow().release();
+            redis.server().pause();
+            try {
+                assertThatThrownBy(() -> semaphore.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(60)))
+                        .as("a call that gets no answer")
+                        .isInstanceOf(TurnstileException.class);
+            } finally {
+                redis.server().resume(); // the call runs now: it grants the waiter that has left a 60 s permit
+            }
+
+            Optional<Permit> next = other.semaphore(name, 1).fair().tryAcquire(Duration.ofSeconds(10), null);
+            assertThat(next).as("the permit, freed by the waiter's process").isPresent();
+            next.get().release();
+        }
+    }
+
     @Test
     void handOffsRacingTimeoutsAndInterruptsNeitherLeakNorOverfillNorShareATokens() throws Exception {
         try (UnifiedJedis client = clientWithPool(64)) {
@@ -431,6 +494,32 @@ class FairSemaphoreAdversarialIntegrationTests {
                                 .socketTimeoutMillis(5_000))
                         .build(),
                 pool);
+    }
+
+    /**
+     * Two Turnstiles on the test's server, as two processes have: the first on a client whose socket
+     * timeout is given, the other on {@link #client()} (5 s).
+     */
+    private record TwoProcesses(UnifiedJedis firstClient, Turnstile first, UnifiedJedis client, Turnstile other)
+            implements AutoCloseable {
+
+        static TwoProcesses start(Duration firstTimeout) {
+            UnifiedJedis firstClient = redis.server().newClient(firstTimeout);
+            UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
+            return new TwoProcesses(
+                    firstClient,
+                    Turnstile.builder(firstClient).build(),
+                    client,
+                    Turnstile.builder(client).build());
+        }
+
+        @Override
+        public void close() {
+            this.other.close();
+            this.client.close();
+            this.first.close();
+            this.firstClient.close();
+        }
     }
 
     private static long serverMillis(UnifiedJedis client) {
