@@ -128,6 +128,7 @@ final class FairPermitQueue {
                 }
                 if (!this.syncing && syncDue()) {
                     this.syncing = true;
+                    this.callWanted = false;
                     sync = true;
                 } else if (!this.watched) {
                     this.watched = true;
@@ -223,6 +224,7 @@ final class FairPermitQueue {
                                         return;
                                     }
                                     this.syncing = true;
+                                    this.callWanted = false;
                                 } finally {
                                     this.lock.unlock();
                                 }
@@ -276,7 +278,6 @@ final class FairPermitQueue {
             long now = System.nanoTime();
             places = now - this.lastAnswerNanos > this.keepAliveNanos * 3 / 2
                     || now - this.lastPlacesNanos > this.keepAliveNanos;
-            this.callWanted = false;
             this.checkHands = false;
             this.syncWanted = false;
             if (this.subscription != null) {
@@ -322,13 +323,13 @@ final class FairPermitQueue {
         List<Waiter> wake;
         this.lock.lock();
         try {
+            this.syncing = false; // first: a grant that throws leaves no call stuck in flight
             wake = this.waiters.answered(
                     answer, waiter -> this.grants.granted(waiter, sentNanos, answer.serverMillis(), this::place));
             this.lastAnswerNanos = sentNanos;
             if (places) {
                 this.lastPlacesNanos = sentNanos;
             }
-            this.syncing = false;
             release = this.waiters.passParked(wake);
             if (syncDue() && (caller == null || caller.outcome != null)) {
                 wakeAnother(caller);

@@ -39,9 +39,9 @@ record FairQueueCall(
      * its lease, or handed to another process's waiter.
      *
      * <p>Returns {@code {server ms, bound, first token, n, then n pairs (member, ticket) of the
-     * members queued by this call in ticket order, then those that arrived already holding (granted by
-     * a call whose answer was lost) with ticket 0 (the i-th pair holds token first + i), then each
-     * member granted}}. The queue key is given twice the waiter ttl whenever this call adds to it. The bound is the lowest ticket another
+     * members queued by this call in ticket order (the i-th holds token first + i), then each member
+     * granted}}. An arrival found holding (granted by a call whose answer was lost, before it had a
+     * token) gives that permit back and queues again, so that tokens keep following tickets. The queue key is given twice the waiter ttl whenever this call adds to it. The bound is the lowest ticket another
      * process's waiter has (or the next ticket when none queues): a permit may pass in the process
      * to a waiter whose ticket is below it, since every waiter ahead of it is of this process and
      * every later waiter anywhere gets a higher ticket. As in every fair script, one signal is
@@ -98,13 +98,17 @@ record FairQueueCall(
               grants[#grants + 1] = member
               mine[member] = nil
             end
-            local arrivals, heldArrivals = {}, {}
+            local arrivals = {}
             for i = firstNew, last do
               mine[ARGV[i]] = true
-              if ARGV[10] ~= '0' and holds(ARGV[i]) then
+              if i < firstWait and ARGV[10] ~= '0' and holds(ARGV[i]) then
+                -- Granted by a call whose answer was lost, with no token in ticket order for it:
+                -- it gives the permit back and queues again, at the back.
+                redis.call('ZREM', KEYS[1], id_of(ARGV[i]))
+                held = held - 1
+                arrivals[#arrivals + 1] = ARGV[i]
+              elseif ARGV[10] ~= '0' and holds(ARGV[i]) then
                 grant_to(ARGV[i]) -- already counted in held
-                -- granted by a call whose answer was lost: it has no token yet
-                if i < firstWait then heldArrivals[#heldArrivals + 1] = ARGV[i] end
               elseif i < firstWait then
                 arrivals[#arrivals + 1] = ARGV[i]
               elseif ARGV[10] == '2' and not redis.call('ZSCORE', KEYS[3], ARGV[i]) then
@@ -126,14 +130,8 @@ record FairQueueCall(
               end
               each_slice('ZADD', KEYS[3], tickets)
               redis.call('PEXPIRE', KEYS[3], 2 * ttl)
-            end
-            for i = 1, #heldArrivals do
-              reply[#reply + 1] = heldArrivals[i]
-              reply[#reply + 1] = 0
-            end
-            if #arrivals + #heldArrivals > 0 then
-              reply[3] = (fence_issue(KEYS[2], #arrivals + #heldArrivals, ARGV[3], clock))
-              reply[4] = #arrivals + #heldArrivals
+              reply[3] = (fence_issue(KEYS[2], #arrivals, ARGV[3], clock))
+              reply[4] = #arrivals
             end
             local alive = {}
             for member in pairs(mine) do
@@ -179,10 +177,7 @@ record FairQueueCall(
             return reply
             """);
 
-    /**
-     * A member queued by the call, with its ticket and the fencing token reserved for it; ticket 0
-     * for one that arrived already holding a permit (granted by a call whose answer was lost).
-     */
+    /** A member queued by the call, with its ticket and the fencing token reserved for it. */
     record Ticket(String member, long ticket, long token) {}
 
     /**

@@ -83,6 +83,7 @@ final class FairWaiters {
     Batch takeBatch() {
         List<Waiter> arriving = new ArrayList<>(this.arrivals.subList(0, Math.min(MAX_ARRIVALS, this.arrivals.size())));
         this.arrivals.subList(0, arriving.size()).clear();
+        arriving.removeIf(waiter -> waiter.outcome != null || waiter.gone); // never expected: served, or left
         for (Waiter waiter : arriving) {
             waiter.sent = true;
             this.sent.put(waiter.member, waiter);
@@ -127,6 +128,7 @@ final class FairWaiters {
      */
     List<Waiter> answered(FairQueueCall.Answer answer, Function<Waiter, Object> granted) {
         this.bound = answer.bound();
+        List<Waiter> displaced = new ArrayList<>();
         for (FairQueueCall.Ticket ticket : answer.tickets()) {
             Waiter waiter = this.sent.get(ticket.member());
             if (waiter == null || waiter.gone) {
@@ -135,18 +137,14 @@ final class FairWaiters {
                 continue;
             }
             waiter.token = ticket.token();
-            if (ticket.ticket() == 0) {
-                continue; // it arrived holding: granted below
-            }
             if (waiter.ticket > 0) {
                 this.ticketed.remove(waiter.ticket, waiter); // its place had lapsed: it queued again
             }
             waiter.ticket = ticket.ticket();
             Waiter before = this.ticketed.put(ticket.ticket(), waiter);
             if (before != null && before != waiter) {
-                // The ticket counter went back (a failover lost it): the other one queues again.
-                before.ticket = 0;
-                this.arrivals.add(before);
+                before.ticket = 0; // the ticket counter went back (a failover lost it)
+                displaced.add(before);
             }
         }
         List<Waiter> served = new ArrayList<>();
@@ -165,6 +163,11 @@ final class FairWaiters {
             }
             waiter.outcome = granted.apply(waiter);
             served.add(waiter);
+        }
+        for (Waiter waiter : displaced) {
+            if (waiter.ticket == 0 && waiter.outcome == null && !waiter.gone) {
+                this.arrivals.add(waiter); // queues again, with a ticket of its own
+            }
         }
         return served;
     }
