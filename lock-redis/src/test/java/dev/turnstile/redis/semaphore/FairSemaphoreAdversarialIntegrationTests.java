@@ -222,7 +222,6 @@ class FairSemaphoreAdversarialIntegrationTests {
             CompletableFuture<Optional<Permit>> waiter = CompletableFuture.supplyAsync(
                     () -> processes.first().semaphore(name, 1).fair().tryAcquire(Duration.ofSeconds(30), null));
             await().atMost(Duration.ofSeconds(5)).until(() -> processes.client().zcard(queue(name)) == 1);
-            Thread.sleep(500); // the waiter's process has made its calls since
 
             processes.client().del(queue(name), key(name, "alive"));
             held.release();
