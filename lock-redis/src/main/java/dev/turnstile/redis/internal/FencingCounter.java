@@ -12,38 +12,60 @@ package dev.turnstile.redis.internal;
  * longer), so when it expires the clock is above every token it handed out, and the next token (the
  * clock) continues above them: no counter outlives its leases by more than the retention, and
  * tokens never go backwards as long as the server clock does not step back by more than the ttl.
+ *
+ * <p>What a grant costs the server is mostly the commands it calls from Lua, so an issue takes one
+ * in the usual case: the counter is behind the clock (the last grant on the name was more than its
+ * block's width of microseconds ago), and one {@code SET … GET} both writes the block above the
+ * clock and reads what the counter was. Only when the counter was at or above the clock (a cohort's
+ * blocks back to back, a clock stepped back) does a second {@code SET} move the block above it; the
+ * script is atomic, so nobody sees the first. Numbers are written with {@code %d} (an integer
+ * conversion): tokens are whole microseconds, far below 2^53.
  */
 final class FencingCounter {
 
     private FencingCounter() {}
 
     /**
+     * Issues {@code reserve} tokens inline, without a function of its own (a Lua function is a
+     * closure made anew by every run of a script; the lock's acquire, the hottest script, pays for
+     * none). Expects the locals {@code fence_key}, {@code reserve}, {@code ttl} and {@code clock} (a
+     * {@code TIME} reply, or nil to read the clock); leaves {@code token} (the first of the block)
+     * and {@code floor} (the clock in µs). {@link #LUA}'s {@code fence_issue} is the same code.
+     */
+    static final String ISSUE = """
+            local now = clock or redis.call('TIME')
+            local floor = now[1] * 1000000 + now[2]
+            local token = floor
+            local was = redis.call('SET', fence_key, string.format('%d', floor + reserve - 1), 'PX',
+              ttl + math.ceil((reserve - 1) / 1000), 'GET')
+            if was and was + 1 > floor then
+              token = was + 1
+              redis.call('SET', fence_key, string.format('%d', token + reserve - 1), 'PX',
+                ttl + math.ceil((token + reserve - 1 - floor) / 1000))
+            end
+            """;
+
+    /**
      * {@code fence_set(key, last, floor, ttl)} sets the counter to {@code last} for {@code ttl}
      * ms plus how far {@code last} leads {@code floor} (the clock in µs), in whole ms rounded up.
-     * {@code fence_issue(key, reserve, ttl[, clock])} issues {@code reserve} tokens and returns the
-     * first and the clock in µs (read with {@code TIME}, or taken from the script's own {@code
-     * TIME} reply {@code clock} when given). (Arithmetic on the replies as they are: Lua converts the
-     * strings, and this runs per grant.)
+     * {@code fence_issue(fence_key, reserve, ttl[, clock])} issues {@code reserve} tokens ({@link
+     * #ISSUE}) and returns the first and the clock in µs (read with {@code TIME}, or taken from the
+     * script's own {@code TIME} reply {@code clock} when given). (Arithmetic on the replies as they
+     * are: Lua converts the strings, and this runs per grant.)
      */
     static final String LUA = """
             local function fence_set(key, last, floor, ttl)
               if last > floor then
-                local ahead = last - floor + 999
-                ttl = ttl + (ahead - ahead % 1000) / 1000
+                ttl = ttl + math.ceil((last - floor) / 1000)
               end
-              redis.call('SET', key, string.format('%.0f', last), 'PX', ttl)
+              redis.call('SET', key, string.format('%d', last), 'PX', ttl)
             end
             local function fence_clock()
               local now = redis.call('TIME')
               return now[1] * 1000000 + now[2]
             end
-            local function fence_issue(key, reserve, ttl, clock)
-              local floor = clock and clock[1] * 1000000 + clock[2] or fence_clock()
-              local token = (redis.call('GET', key) or 0) + 1
-              if token < floor then
-                token = floor
-              end
-              fence_set(key, token + reserve - 1, floor, ttl)
+            local function fence_issue(fence_key, reserve, ttl, clock)
+            """ + ISSUE + """
               return token, floor
             end
             """;

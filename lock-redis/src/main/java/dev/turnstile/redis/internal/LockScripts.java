@@ -1,5 +1,7 @@
 package dev.turnstile.redis.internal;
 
+import java.util.List;
+
 /**
  * The lock's Lua scripts. Time comes from the server ({@code TIME}), never from a client; the one
  * value a client brings is the fencing token Redlock proposes, which a master takes only above its
@@ -11,32 +13,62 @@ final class LockScripts {
 
     /**
      * KEYS: lock, fence, contended marker (optional). ARGV: owner token, lease ms, counter ttl ms
-     * (lease plus retention), tokens to reserve (1 if absent), the marker's ttl ms. Returns {@code
-     * {1, fencing token, server time ms}} when acquired, else {@code {0, pttl of the holder}}, and then
-     * sets the marker: the holder's cohort sees that someone else wants the lock ({@link #REFILL}). The counter is left at the last reserved token: the
-     * holders of a cohort use the block in order, and the next grant continues above it.
+     * (lease plus retention), tokens to reserve (1 if absent). Returns the fencing token alone when
+     * acquired with a token equal to the server's clock in µs (the usual case: the server time in
+     * ms is the token divided by 1000), {@code {1, fencing token, server time ms}} when acquired with
+     * a token above the clock, else {@code {0, pttl of the holder}}, and then sets the marker for
+     * {@link CohortRefill#CONTENDED_MILLIS}: the holder's cohort sees that someone else wants the
+     * lock ({@link #REFILL}). The counter is left at the last reserved token: the holders of a cohort
+     * use the block in order, and the next grant continues above it. ({@link Acquired#of} reads the
+     * reply; a lone integer costs the server less to send than an array.)
      *
      * <p>The lock key is created with its TTL in one command, so it can never exist without one.
-     * The fencing token and the counter's life are {@link FencingCounter}'s.
+     * The fencing token and the counter's life are {@link FencingCounter}'s, inline: this is the
+     * script every uncontended acquire runs.
      *
      * <p>A client that retries the call (Jedis's cluster client does after a timeout) and finds the
      * key already holding its own token gets the grant, with a new fencing token, not "busy".
      */
-    static final LuaScript ACQUIRE = LuaScript.of(FencingCounter.LUA + """
+    static final LuaScript ACQUIRE =
+            LuaScript.of("""
             local call = redis.call
             if not call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
               -- A retry of a call whose reply was lost finds its own grant: treat it as a new grant.
               if call('GET', KEYS[1]) ~= ARGV[1] then
                 if KEYS[3] then
-                  call('SET', KEYS[3], '1', 'PX', ARGV[5])
+                  call('SET', KEYS[3], '1', 'PX', %s)
                 end
                 return {0, call('PTTL', KEYS[1])}
               end
               call('PEXPIRE', KEYS[1], ARGV[2])
             end
-            local token, floor = fence_issue(KEYS[2], ARGV[4] or 1, ARGV[3])
+            local fence_key, reserve, ttl, clock = KEYS[2], ARGV[4] or 1, ARGV[3], nil
+            """.formatted(CohortRefill.CONTENDED_MILLIS) + FencingCounter.ISSUE + """
+            if token == floor then
+              return token
+            end
             return {1, token, (floor - floor % 1000) / 1000}
             """);
+
+    /**
+     * An {@link #ACQUIRE} reply, read.
+     *
+     * @param granted whether the lock was acquired
+     * @param value the fencing token when granted, else the holder's pttl in ms
+     * @param serverMillis the server's time of the grant in ms (0 when refused)
+     */
+    record Acquired(boolean granted, long value, long serverMillis) {
+
+        /** Reads {@code reply}: a lone token (the server's clock in µs) or a list. */
+        static Acquired of(Object reply) {
+            if (reply instanceof Long token) {
+                return new Acquired(true, token, token / 1000);
+            }
+            List<?> list = (List<?>) reply;
+            boolean granted = (Long) list.get(0) == 1;
+            return new Acquired(granted, (Long) list.get(1), granted ? (Long) list.get(2) : 0);
+        }
+    }
 
     /**
      * Redlock's acquire on one master. KEYS: lock, fence. ARGV: owner token, lease ms, counter ttl

@@ -150,7 +150,7 @@ final class RedisLock extends AllOrNothingLock {
         // while it is held get it passed on. (Read once: the script and the cohort must agree.)
         int holders = this.deployment.options().cohortHolders();
         long sent = System.nanoTime();
-        List<?> reply;
+        Object reply;
         // Where a cohort never refills (a cluster, sharded pub/sub, minReplicas), nobody reads the
         // contended marker: a refused acquire does not write it.
         Cohort.Refill refill = CohortRefill.of(this.deployment, name, gate);
@@ -160,8 +160,7 @@ final class RedisLock extends AllOrNothingLock {
                 owner,
                 terms.millis(),
                 this.deployment.options().fenceTtlMillis(terms.leaseTime()),
-                Integer.toString(holders),
-                CohortRefill.CONTENDED_MILLIS);
+                Integer.toString(holders));
         try {
             // An interrupt is acted on after the call (by the wait that follows, or the lease's start).
             reply = Uninterrupted.call(() -> this.deployment
@@ -179,13 +178,13 @@ final class RedisLock extends AllOrNothingLock {
             releaseQuietly(name, key, gate.channel, owner);
             throw e;
         }
-        long status = (Long) reply.get(0);
-        long value = (Long) reply.get(1);
-        if (status == 1) {
+        LockScripts.Acquired acquired = LockScripts.Acquired.of(reply);
+        long value = acquired.value();
+        if (acquired.granted()) {
             if (log.isDebugEnabled()) {
                 log.debug("Acquired lock '{}' (fencing token {})", name, value);
             }
-            long grantedAt = (Long) reply.get(2);
+            long grantedAt = acquired.serverMillis();
             Cohort cohort = new Cohort(
                     owner,
                     holders,

@@ -99,13 +99,14 @@ final class ScriptRunner {
     }
 
     /**
-     * Runs an acquire script whose reply starts with 1 when it granted. With replicas required, a
-     * grant that reached fewer of them is released ({@code releaseGrant}) and refused.
+     * Runs an acquire script whose reply is a lone integer or a list starting with 1 when it granted.
+     * With replicas required, a grant that reached fewer of them is released ({@code releaseGrant})
+     * and refused.
      *
      * @param granted what was granted, for the message, e.g. {@code "Lock 'item:42'"}
      * @throws RedisUnavailableException if the grant did not reach the replicas required
      */
-    public List<?> evalGranting(
+    public Object evalGranting(
             LuaScript script,
             String operation,
             List<String> keys,
@@ -113,11 +114,12 @@ final class ScriptRunner {
             String granted,
             Runnable releaseGrant) {
         if (this.minReplicas == 0) {
-            return (List<?>) eval(script, operation, keys, args);
+            return eval(script, operation, keys, args);
         }
         Replicated replicated = evalReplicated(script, operation, keys, args);
-        List<?> reply = (List<?>) replicated.reply();
-        if ((Long) reply.get(0) == 1 && replicated.replicas() < this.minReplicas) {
+        Object reply = replicated.reply();
+        if ((reply instanceof Long || (Long) ((List<?>) reply).get(0) == 1)
+                && replicated.replicas() < this.minReplicas) {
             releaseGrant.run();
             throw new RedisUnavailableException(
                     granted + " was granted by the master but reached only " + replicated.replicas() + " of the "

@@ -8,9 +8,14 @@ public final class LockScriptsAccess {
 
     private LockScriptsAccess() {}
 
-    /** Runs the lock's acquire script. */
-    public static Object acquire(UnifiedJedis redis, List<String> keys, List<String> args) {
-        return LockScripts.ACQUIRE.run(redis, keys, args);
+    /**
+     * Runs the lock's acquire script.
+     *
+     * @return the fencing token granted, or 0 if the lock is held by another owner
+     */
+    public static long acquire(UnifiedJedis redis, List<String> keys, List<String> args) {
+        LockScripts.Acquired acquired = LockScripts.Acquired.of(LockScripts.ACQUIRE.run(redis, keys, args));
+        return acquired.granted() ? acquired.value() : 0;
     }
 
     /** Runs the lock's release script. */

@@ -230,14 +230,53 @@ class RedisLockIntegrationTests {
     void retriedAcquireWhoseReplyWasLostGetsItsOwnGrantWithANewToken() {
         java.util.List<String> keys = List.of("turnstile:lock:{retry}", "turnstile:fence:{retry}");
         java.util.List<String> args = List.of("owner-1", "30000", "60000");
-        List<?> first = (List<?>) LockScriptsAccess.acquire(this.client, keys, args);
-        List<?> retried = (List<?>) LockScriptsAccess.acquire(this.client, keys, args);
-        List<?> someoneElse =
-                (List<?>) LockScriptsAccess.acquire(this.client, keys, List.of("owner-2", "30000", "60000"));
-        assertThat(first.get(0)).isEqualTo(1L);
-        assertThat(retried.get(0)).isEqualTo(1L);
-        assertThat((Long) retried.get(1)).isGreaterThan((Long) first.get(1));
-        assertThat(someoneElse.get(0)).isEqualTo(0L);
+        long first = LockScriptsAccess.acquire(this.client, keys, args);
+        long retried = LockScriptsAccess.acquire(this.client, keys, args);
+        long someoneElse = LockScriptsAccess.acquire(this.client, keys, List.of("owner-2", "30000", "60000"));
+        assertThat(first).as("first grant's token").isPositive();
+        assertThat(retried).as("the retry's token").isGreaterThan(first);
+        assertThat(someoneElse).as("another owner's acquire").isZero();
+    }
+
+    /**
+     * The counter's two paths in the acquire script: behind the clock, one {@code SET … GET} writes
+     * the block above the clock; at or above it, a second {@code SET} moves the block above the
+     * counter and keeps the counter for as long as it leads the clock. Either way the counter holds
+     * the block's last token, written as an integer.
+     */
+    @Test
+    void aTokenContinuesAboveACounterAheadOfTheClockAndTheCounterLivesForItsLead() {
+        String lockKey = "turnstile:lock:{ahead}";
+        String fenceKey = "turnstile:fence:{ahead}";
+        List<String> keys = List.of(lockKey, fenceKey);
+        List<String> args = List.of("owner-1", "30000", "60000", "32");
+
+        long before = serverMicros();
+        long fresh = LockScriptsAccess.acquire(this.client, keys, args);
+        assertThat(fresh).as("a fresh name's token: the server's clock").isBetween(before, serverMicros());
+        assertThat(this.client.get(fenceKey))
+                .as("the counter: the block's last token")
+                .isEqualTo(Long.toString(fresh + 31));
+        assertThat(this.client.pttl(fenceKey))
+                .as("the counter's ttl, its lead rounded up")
+                .isBetween(59_000L, 60_001L);
+
+        this.client.del(lockKey);
+        long ahead = serverMicros() + 5_000_000;
+        this.client.set(fenceKey, Long.toString(ahead));
+        long token = LockScriptsAccess.acquire(this.client, keys, args);
+        assertThat(token).as("the token above a counter 5 s ahead of the clock").isEqualTo(ahead + 1);
+        assertThat(this.client.get(fenceKey)).isEqualTo(Long.toString(ahead + 32));
+        assertThat(this.client.pttl(fenceKey))
+                .as("the counter's ttl plus its lead over the clock (about 5 s)")
+                .isBetween(64_000L, 65_001L);
+    }
+
+    private static long serverMicros() {
+        try (Jedis connection = redis.server().connect()) {
+            List<String> time = connection.time();
+            return Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1));
+        }
     }
 
     @Test
