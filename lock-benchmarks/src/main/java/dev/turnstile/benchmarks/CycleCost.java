@@ -158,8 +158,27 @@ public final class CycleCost {
                 trials,
                 trial -> trial.serverCpuSeconds() * 1e6 / trial.cycles());
         appendRow(out, "client process CPU µs", names, trials, trial -> trial.clientCpuNanos() / 1e3 / trial.cycles());
+        // Every command of both contenders runs inside a script, so what a script's line holds beyond
+        // the commands it calls is the scripts' own cost: Lua, and handing each call over to Redis.
+        appendRow(out, "scripts run", names, trials, trial -> inScripts(trial)[0]);
+        appendRow(out, "commands called from the scripts", names, trials, trial -> inScripts(trial)[1]);
+        appendRow(out, "scripts' µs outside the commands they call", names, trials, trial -> inScripts(trial)[2]);
         out.append('\n');
         return out.toString();
+    }
+
+    /** Per cycle: scripts run, commands they called, and the scripts' µs beyond those commands' own. */
+    private static double[] inScripts(Trial trial) {
+        double[] scripts = trial.commands().getOrDefault("evalsha", new double[2]);
+        double calls = 0;
+        double usec = 0;
+        for (Map.Entry<String, double[]> command : trial.commands().entrySet()) {
+            if (!command.getKey().equals("evalsha")) {
+                calls += command.getValue()[0];
+                usec += command.getValue()[1];
+            }
+        }
+        return new double[] {scripts[0] / trial.cycles(), calls / trial.cycles(), (scripts[1] - usec) / trial.cycles()};
     }
 
     private static void appendRow(
