@@ -21,7 +21,9 @@ import redis.clients.jedis.UnifiedJedis;
  * floor and for Turnstile's lock side by side on one server: calls per cycle and the server's
  * microseconds per call from {@code INFO commandstats} (a script's own line includes the commands
  * it runs), the server's main-thread CPU and this process's CPU per cycle. Trials interleave; each
- * contender's trial of median throughput is reported. Writes {@code docs/benchmarks/cycle-cost.md}.
+ * contender's trial of median throughput is reported. Then what a script's own work costs the
+ * server ({@link ScriptCost}), and how much of each contender's scripts' own µs those prices
+ * explain. Writes {@code docs/benchmarks/cycle-cost.md}.
  */
 public final class CycleCost {
 
@@ -30,9 +32,17 @@ public final class CycleCost {
 
     private CycleCost() {}
 
-    /** One trial's numbers: cycles, elapsed ns, process CPU ns, server CPU s, per-command stats. */
+    /**
+     * One trial's numbers: cycles, elapsed ns, process CPU ns, server CPU s, per-command stats, and
+     * the keys and arguments per cycle the contender's scripts are given.
+     */
     private record Trial(
-            long cycles, long nanos, long clientCpuNanos, double serverCpuSeconds, Map<String, double[]> commands) {}
+            long cycles,
+            long nanos,
+            long clientCpuNanos,
+            double serverCpuSeconds,
+            Map<String, double[]> commands,
+            double arguments) {}
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
@@ -44,22 +54,25 @@ public final class CycleCost {
             contenders.put(
                     "Turnstile", Contenders.turnstile(turnstile, "cost", Duration.ofSeconds(Contenders.LEASE_SECONDS)));
             Map<String, List<Trial>> trials = new LinkedHashMap<>();
-            for (Contender contender : contenders.values()) {
-                run(server, contender, Duration.ofSeconds(1));
+            Map<String, Double> arguments = new LinkedHashMap<>();
+            for (Map.Entry<String, Contender> entry : contenders.entrySet()) {
+                run(server, entry.getValue(), Duration.ofSeconds(1), 0);
+                arguments.put(entry.getKey(), ScriptCost.argumentsPerCycle(server, entry.getValue()));
             }
             for (int trial = 0; trial < TRIALS; trial++) {
                 for (Map.Entry<String, Contender> entry : contenders.entrySet()) {
                     trials.computeIfAbsent(entry.getKey(), name -> new ArrayList<>())
-                            .add(run(server, entry.getValue(), RUN));
+                            .add(run(server, entry.getValue(), RUN, arguments.get(entry.getKey())));
                 }
             }
+            ScriptCost.Prices prices = ScriptCost.measure(server, client);
             Map<String, Trial> median = new LinkedHashMap<>();
             trials.forEach((name, each) -> {
                 List<Trial> sorted = new ArrayList<>(each);
                 sorted.sort(java.util.Comparator.comparingDouble(trial -> trial.cycles() / (double) trial.nanos()));
                 median.put(name, sorted.get(sorted.size() / 2));
             });
-            String table = table(median);
+            String table = table(median, prices);
             System.out.println(table);
             Path out = Path.of(args.length > 0 ? args[0] : "docs/benchmarks");
             Files.createDirectories(out);
@@ -67,7 +80,8 @@ public final class CycleCost {
         }
     }
 
-    private static Trial run(RedisServer server, Contender contender, Duration duration) throws Exception {
+    private static Trial run(RedisServer server, Contender contender, Duration duration, double arguments)
+            throws Exception {
         server.resetStats();
         long cpuBefore = processCpuNanos();
         double serverBefore = server.mainThreadCpuSeconds();
@@ -81,11 +95,11 @@ public final class CycleCost {
         long nanos = System.nanoTime() - start;
         long cpu = processCpuNanos() - cpuBefore;
         double serverCpu = server.mainThreadCpuSeconds() - serverBefore;
-        return new Trial(cycles, nanos, cpu, serverCpu, commandStats(server));
+        return new Trial(cycles, nanos, cpu, serverCpu, commandStats(server), arguments);
     }
 
     /** {@code INFO commandstats}: per command, {calls, usec}; the harness's own INFO and CONFIG left out. */
-    private static Map<String, double[]> commandStats(RedisServer server) {
+    static Map<String, double[]> commandStats(RedisServer server) {
         Map<String, double[]> stats = new LinkedHashMap<>();
         try (Jedis jedis = server.connect()) {
             for (String line : jedis.info("commandstats").split("\r?\n")) {
@@ -110,7 +124,7 @@ public final class CycleCost {
         return Double.parseDouble(line.substring(from, to < 0 ? line.length() : to));
     }
 
-    private static String table(Map<String, Trial> trials) {
+    private static String table(Map<String, Trial> trials, ScriptCost.Prices prices) {
         List<String> names = new ArrayList<>(trials.keySet());
         StringBuilder out = new StringBuilder();
         out.append("Uncontended acquire + release on one thread, one server, ")
@@ -162,8 +176,19 @@ public final class CycleCost {
         // the commands it calls is the scripts' own cost: Lua, and handing each call over to Redis.
         appendRow(out, "scripts run", names, trials, trial -> inScripts(trial)[0]);
         appendRow(out, "commands called from the scripts", names, trials, trial -> inScripts(trial)[1]);
+        appendRow(out, "keys and arguments given to the scripts", names, trials, Trial::arguments);
         appendRow(out, "scripts' µs outside the commands they call", names, trials, trial -> inScripts(trial)[2]);
-        out.append('\n');
+        appendRow(
+                out,
+                "of which the parts priced below explain",
+                names,
+                trials,
+                trial -> prices.explain(inScripts(trial)[0], trial.arguments(), inScripts(trial)[1]));
+        out.append("\n\nWhat a script's own work costs this server, measured after the trials with probe scripts")
+                .append(" that do only that (median of interleaved trials): the row above is each contender's")
+                .append(" scripts run, keys and arguments, and commands called, at these prices; what it leaves")
+                .append(" is the scripts' Lua (arithmetic, comparisons, formatting numbers).\n\n")
+                .append(ScriptCost.table(prices));
         return out.toString();
     }
 

@@ -80,22 +80,36 @@ public final class CommandRecorder implements AutoCloseable {
      * every command the server ran before this call is included.
      */
     public List<String> clientCommands() {
+        List<String> commands = new ArrayList<>();
+        for (List<String> call : clientCalls()) {
+            commands.add(call.get(0).toUpperCase(Locale.ROOT));
+        }
+        return commands;
+    }
+
+    /**
+     * Returns the calls clients sent so far, each as its words: the command's name as sent, then its
+     * arguments (for {@code EVALSHA}: the digest, the number of keys, the keys, the arguments); the
+     * commands Lua scripts run are left out. Like {@link #clientCommands()}, it first waits for
+     * MONITOR to report a marker.
+     */
+    public List<List<String>> clientCalls() {
         if (!markerSeen(Duration.ofSeconds(5))) {
             throw new IllegalStateException("MONITOR did not report the marker within 5s");
         }
-        List<String> commands = new ArrayList<>();
+        List<List<String>> calls = new ArrayList<>();
         synchronized (this.lines) {
             for (String line : this.lines) {
                 if (line.contains(MARK)) {
                     break;
                 }
                 if (!line.contains(" lua] ")) {
-                    commands.add(commandName(line));
+                    calls.add(words(line));
                 }
             }
             this.lines.removeIf(line -> line.contains(MARK));
         }
-        return commands;
+        return calls;
     }
 
     private boolean markerSeen(Duration timeout) {
@@ -135,12 +149,29 @@ public final class CommandRecorder implements AutoCloseable {
         }
     }
 
-    private static String commandName(String line) {
-        int start = line.indexOf("] \"");
-        if (start < 0) {
-            return line;
+    /** A MONITOR line's quoted words, unescaped: {@code 123.4 [0 127.0.0.1:5000] "SET" "k" "v"}. */
+    private static List<String> words(String line) {
+        List<String> words = new ArrayList<>();
+        int at = line.indexOf("] \"");
+        if (at < 0) {
+            return List.of(line);
         }
-        int end = line.indexOf('"', start + 3);
-        return line.substring(start + 3, end).toUpperCase(Locale.ROOT);
+        StringBuilder word = null;
+        for (int i = at + 2; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (word == null) {
+                if (c == '"') {
+                    word = new StringBuilder();
+                }
+            } else if (c == '\\' && i + 1 < line.length()) {
+                word.append(line.charAt(++i));
+            } else if (c == '"') {
+                words.add(word.toString());
+                word = null;
+            } else {
+                word.append(c);
+            }
+        }
+        return words;
     }
 }
