@@ -55,6 +55,7 @@ public final class CycleCost {
                     "Turnstile", Contenders.turnstile(turnstile, "cost", Duration.ofSeconds(Contenders.LEASE_SECONDS)));
             Map<String, List<Trial>> trials = new LinkedHashMap<>();
             Map<String, Double> arguments = new LinkedHashMap<>();
+            ScriptCost scriptCost = new ScriptCost(server, client);
             for (Map.Entry<String, Contender> entry : contenders.entrySet()) {
                 run(server, entry.getValue(), Duration.ofSeconds(1), 0);
                 arguments.put(entry.getKey(), ScriptCost.argumentsPerCycle(server, entry.getValue()));
@@ -64,8 +65,9 @@ public final class CycleCost {
                     trials.computeIfAbsent(entry.getKey(), name -> new ArrayList<>())
                             .add(run(server, entry.getValue(), RUN, arguments.get(entry.getKey())));
                 }
+                scriptCost.trial();
             }
-            ScriptCost.Prices prices = ScriptCost.measure(server, client);
+            ScriptCost.Prices prices = scriptCost.prices();
             Map<String, Trial> median = new LinkedHashMap<>();
             trials.forEach((name, each) -> {
                 List<Trial> sorted = new ArrayList<>(each);
@@ -184,8 +186,9 @@ public final class CycleCost {
                 names,
                 trials,
                 trial -> prices.explain(inScripts(trial)[0], trial.arguments(), inScripts(trial)[1]));
-        out.append("\n\nWhat a script's own work costs this server, measured after the trials with probe scripts")
-                .append(" that do only that (median of interleaved trials): the row above is each contender's")
+        out.append("\n\nWhat a script's own work costs this server, measured with probe scripts that do only")
+                .append(
+                        " that, a trial of them in each round of the contenders' trials (medians): the row above is each contender's")
                 .append(" scripts run, keys and arguments, and commands called, at these prices; what it leaves")
                 .append(" is the scripts' Lua (arithmetic, comparisons, formatting numbers).\n\n")
                 .append(ScriptCost.table(prices));

@@ -14,15 +14,14 @@ import redis.clients.jedis.UnifiedJedis;
  * What a Lua script's own work costs one server, apart from the commands it calls: a run, each key
  * or argument it is given, each command it calls, and an array reply instead of an integer.
  * Measured with probe scripts that do only that, from {@code INFO commandstats} (a script's µs less
- * the µs of the commands it called), median of interleaved trials. {@link CycleCost} prices each
- * contender's scripts with them, to show how much of their own µs these parts explain.
+ * the µs of the commands it called); {@link CycleCost} runs a trial of the probes in each round of
+ * its contenders' trials, so they see the same machine, and prices each contender's scripts with
+ * the medians, to show how much of their own µs these parts explain.
  */
 final class ScriptCost {
 
     /** Script runs per probe and trial. */
-    private static final int RUNS = 20_000;
-
-    private static final int TRIALS = 3;
+    private static final int RUNS = 10_000;
 
     /** Arguments the argument probe is given, each as long as a lock's key or owner token. */
     private static final List<String> ARGUMENTS = IntStream.range(0, 12)
@@ -35,7 +34,22 @@ final class ScriptCost {
     /** Cycles recorded to count the keys and arguments a contender's scripts are given. */
     private static final int RECORDED_CYCLES = 20;
 
-    private ScriptCost() {}
+    private final RedisServer server;
+    private final UnifiedJedis client;
+    private final String bare;
+    private final String calling;
+    private final String array;
+    /** Per trial: a run, an argument, a command, an array reply. */
+    private final List<double[]> trials = new ArrayList<>();
+
+    /** Loads the probe scripts into {@code server}. */
+    ScriptCost(RedisServer server, UnifiedJedis client) {
+        this.server = server;
+        this.client = client;
+        this.bare = client.scriptLoad("return 1");
+        this.calling = client.scriptLoad("local call = redis.call\n" + "call('TIME')\n".repeat(COMMANDS) + "return 1");
+        this.array = client.scriptLoad("return {1, 2, 3}");
+    }
 
     /**
      * What each part costs, in server µs.
@@ -53,21 +67,26 @@ final class ScriptCost {
         }
     }
 
-    /** Measures the prices on {@code server}, which nothing else should load meanwhile. */
-    static Prices measure(RedisServer server, UnifiedJedis client) {
-        String bare = client.scriptLoad("return 1");
-        String calling =
-                client.scriptLoad("local call = redis.call\n" + "call('TIME')\n".repeat(COMMANDS) + "return 1");
-        String array = client.scriptLoad("return {1, 2, 3}");
-        double[][] trials = new double[4][TRIALS];
-        for (int trial = 0; trial < TRIALS; trial++) {
-            double run = ownMicros(server, client, bare, List.of());
-            trials[0][trial] = run;
-            trials[1][trial] = (ownMicros(server, client, bare, ARGUMENTS) - run) / ARGUMENTS.size();
-            trials[2][trial] = (ownMicros(server, client, calling, List.of()) - run) / COMMANDS;
-            trials[3][trial] = ownMicros(server, client, array, List.of()) - run;
+    /** Runs each probe once, on a server that nothing else loads meanwhile, and keeps the prices. */
+    void trial() {
+        double run = ownMicros(this.bare, List.of());
+        this.trials.add(new double[] {
+            run,
+            (ownMicros(this.bare, ARGUMENTS) - run) / ARGUMENTS.size(),
+            (ownMicros(this.calling, List.of()) - run) / COMMANDS,
+            ownMicros(this.array, List.of()) - run
+        });
+    }
+
+    /** The median of each price over the trials run. */
+    Prices prices() {
+        double[] medians = new double[4];
+        for (int part = 0; part < medians.length; part++) {
+            int at = part;
+            medians[part] =
+                    median(this.trials.stream().mapToDouble(trial -> trial[at]).toArray());
         }
-        return new Prices(median(trials[0]), median(trials[1]), median(trials[2]), median(trials[3]));
+        return new Prices(medians[0], medians[1], medians[2], medians[3]);
     }
 
     /**
@@ -90,12 +109,12 @@ final class ScriptCost {
     }
 
     /** The server µs per run of script {@code sha} given {@code args}, less the commands it called. */
-    private static double ownMicros(RedisServer server, UnifiedJedis client, String sha, List<String> args) {
-        server.resetStats();
+    private double ownMicros(String sha, List<String> args) {
+        this.server.resetStats();
         for (int run = 0; run < RUNS; run++) {
-            client.evalsha(sha, List.of(), args);
+            this.client.evalsha(sha, List.of(), args);
         }
-        Map<String, double[]> stats = CycleCost.commandStats(server);
+        Map<String, double[]> stats = CycleCost.commandStats(this.server);
         double[] scripts = stats.get("evalsha");
         double called = 0;
         for (Map.Entry<String, double[]> command : stats.entrySet()) {
