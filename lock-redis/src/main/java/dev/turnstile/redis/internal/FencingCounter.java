@@ -18,8 +18,13 @@ package dev.turnstile.redis.internal;
  * block's width of microseconds ago), and one {@code SET … GET} both writes the block above the
  * clock and reads what the counter was. Only when the counter was at or above the clock (a cohort's
  * blocks back to back, a clock stepped back) does a second {@code SET} move the block above it; the
- * script is atomic, so nobody sees the first. Numbers are written with {@code %d} (an integer
- * conversion): tokens are whole microseconds, far below 2^53.
+ * script is atomic, so nobody sees the first. {@code SET … GET} needs Redis 6.2: where the server
+ * refuses it (Redis 6.0, which Azure Cache for Redis's older tiers run), the refused call changed
+ * nothing, and a {@code GET} and a {@code SET} do the same (any other error, a refused command
+ * for a restricted user or memory full, is raised by them as {@code redis.call} raises it).
+ * Numbers are written with {@code %.0f}: tokens are whole microseconds, far below 2^53, so it is
+ * exact, where an integer conversion would go through the platform's C {@code long} (32 bits on
+ * Windows builds and 32-bit ones).
  */
 final class FencingCounter {
 
@@ -36,11 +41,16 @@ final class FencingCounter {
             local now = clock or redis.call('TIME')
             local floor = now[1] * 1000000 + now[2]
             local token = floor
-            local was = redis.call('SET', fence_key, string.format('%d', floor + reserve - 1), 'PX',
-              ttl + math.ceil((reserve - 1) / 1000), 'GET')
+            local block = string.format('%.0f', floor + reserve - 1)
+            local block_ttl = ttl + math.ceil((reserve - 1) / 1000)
+            local was = redis.pcall('SET', fence_key, block, 'PX', block_ttl, 'GET')
+            if type(was) == 'table' then
+              was = redis.call('GET', fence_key)
+              redis.call('SET', fence_key, block, 'PX', block_ttl)
+            end
             if was and was + 1 > floor then
               token = was + 1
-              redis.call('SET', fence_key, string.format('%d', token + reserve - 1), 'PX',
+              redis.call('SET', fence_key, string.format('%.0f', token + reserve - 1), 'PX',
                 ttl + math.ceil((token + reserve - 1 - floor) / 1000))
             end
             """;
@@ -58,7 +68,7 @@ final class FencingCounter {
               if last > floor then
                 ttl = ttl + math.ceil((last - floor) / 1000)
               end
-              redis.call('SET', key, string.format('%d', last), 'PX', ttl)
+              redis.call('SET', key, string.format('%.0f', last), 'PX', ttl)
             end
             local function fence_clock()
               local now = redis.call('TIME')

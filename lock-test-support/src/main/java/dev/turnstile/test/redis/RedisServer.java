@@ -331,7 +331,6 @@ public final class RedisServer implements AutoCloseable {
                             "protected-mode no",
                             "daemonize no",
                             "dir " + this.directory,
-                            "sentinel resolve-hostnames no",
                             this.sentinelMonitor,
                             ""),
                     StandardCharsets.UTF_8);
