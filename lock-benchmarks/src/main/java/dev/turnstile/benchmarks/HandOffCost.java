@@ -53,6 +53,9 @@ public final class HandOffCost {
 
     private static Map<String, List<String>> parts() {
         Map<String, List<String>> parts = new LinkedHashMap<>();
+        parts.put(
+                "waiting awake while queued at the local gate (yielding the CPU, a turn due soon)",
+                List.of("QueuedThread.stayAwake"));
         parts.put("parking while queued at the local gate (futex wait and the switch)", List.of("QueuedThread.await"));
         parts.put("waking the next holder at the hand-off (futex wake)", List.of("QueuedThread.wake"));
         parts.put(

@@ -97,6 +97,7 @@ final class LocalGates {
         final String channel;
         private final ReentrantLock lock = new ReentrantLock();
         private final ArrayDeque<QueuedThread<Entry>> queue = new ArrayDeque<>(4);
+        private final TurnPace pace = new TurnPace();
         private boolean occupied;
         /**
          * Threads inside or queued. Once it drops to 0 the gate is done: nobody joins it again, and
@@ -131,18 +132,21 @@ final class LocalGates {
 
         private @Nullable Entry await(long deadlineNanos) throws InterruptedException {
             QueuedThread<Entry> waiter;
+            long awakeNanos;
             this.lock.lock();
             try {
                 if (!this.occupied) {
                     this.occupied = true;
+                    this.pace.entered(System.nanoTime());
                     return this.entered;
                 }
                 waiter = new QueuedThread<>();
+                awakeNanos = this.pace.awakeNanos(this.queue.size() + 1);
                 this.queue.addLast(waiter);
             } finally {
                 this.lock.unlock();
             }
-            return waiter.await(deadlineNanos, this, this.lock, this.queue, "lock '" + this.name + "'");
+            return waiter.await(deadlineNanos, awakeNanos, this, this.lock, this.queue, "lock '" + this.name + "'");
         }
 
         /**
@@ -200,6 +204,7 @@ final class LocalGates {
                     return false;
                 }
                 this.queue.pollFirst();
+                this.pace.passed(nowNanos);
                 next.admit(new Entry(this, new HandOff(cohort, token, keyDeadlineNanos, nowNanos), false));
             } finally {
                 this.lock.unlock();
@@ -223,7 +228,9 @@ final class LocalGates {
                 next = this.queue.pollFirst();
                 if (next == null) {
                     this.occupied = false;
+                    this.pace.freed();
                 } else {
+                    this.pace.passed(System.nanoTime());
                     next.admit(new Entry(this, null, waitersElsewhere > 0));
                 }
             } finally {

@@ -80,6 +80,26 @@ final class QueuedThread<E> {
     @Nullable
     E await(long deadlineNanos, Object owner, ReentrantLock lock, Deque<QueuedThread<E>> queue, String queued)
             throws InterruptedException {
+        return await(deadlineNanos, 0, owner, lock, queue, queued);
+    }
+
+    /**
+     * Waits like {@link #await(long, Object, ReentrantLock, Deque, String)}, but first stays awake
+     * for up to {@code awakeNanos}, yielding its CPU to any other thread that wants it, so that an
+     * entry handed over meanwhile is taken without the wake-up a parked thread needs.
+     */
+    @Nullable
+    E await(
+            long deadlineNanos,
+            long awakeNanos,
+            Object owner,
+            ReentrantLock lock,
+            Deque<QueuedThread<E>> queue,
+            String queued)
+            throws InterruptedException {
+        if (awakeNanos > 0) {
+            stayAwake(Math.min(this.enqueuedNanos + awakeNanos, deadlineNanos));
+        }
         while (true) {
             E entry = this.admitted;
             if (entry != null) {
@@ -107,6 +127,14 @@ final class QueuedThread<E> {
                 return null;
             }
             LockSupport.parkNanos(owner, remaining);
+        }
+    }
+
+    /** Yields until admitted, interrupted or {@code untilNanos}, whichever comes first. */
+    private void stayAwake(long untilNanos) {
+        Thread self = Thread.currentThread();
+        while (this.admitted == null && untilNanos - System.nanoTime() > 0 && !self.isInterrupted()) {
+            Thread.yield();
         }
     }
 }
