@@ -14,7 +14,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import one.profiler.AsyncProfiler;
 import org.jspecify.annotations.Nullable;
@@ -37,6 +39,11 @@ public final class HandOffCost {
     private static final String WORKER = "hand-off-worker-";
     /** The profiled round's length: long enough for a few thousand samples at the profiler's interval. */
     private static final Duration PROFILED = Duration.ofSeconds(5);
+    /**
+     * The profiler's interval: a sample interrupts the thread it takes, so more often than this
+     * slows the hand-offs it measures (every 500 µs the round ran at a quarter of its rate).
+     */
+    private static final String SAMPLE_EVERY = "2ms";
     /**
      * Switches per acquisition from which an anchor round counts as one whose hand-offs wake a
      * sleeping thread (about one each); below, many of them reach a thread that has not parked yet.
@@ -103,7 +110,8 @@ public final class HandOffCost {
                 anchorRounds.add(run(server, anchor, RUN));
             }
             Profile profile = profile(server, lock);
-            String page = page(turnstileRounds, anchorRounds, profile);
+            WakeUp wakeUp = wakeUp();
+            String page = page(turnstileRounds, anchorRounds, profile, wakeUp);
             System.out.println(page);
             Path out = Path.of(args.length > 0 ? args[0] : "docs/benchmarks");
             Files.createDirectories(out);
@@ -188,10 +196,10 @@ public final class HandOffCost {
         }
         String event = "cpu";
         try {
-            profiler.execute("start,event=cpu,interval=500us,threads");
+            profiler.execute("start,event=cpu,interval=" + SAMPLE_EVERY + ",threads");
         } catch (IllegalStateException | IOException perfEventsRefused) {
             event = "itimer";
-            profiler.execute("start,event=itimer,interval=500us,threads");
+            profiler.execute("start,event=itimer,interval=" + SAMPLE_EVERY + ",threads");
         }
         Round round = run(server, lock, PROFILED);
         profiler.execute("stop");
@@ -226,14 +234,78 @@ public final class HandOffCost {
                 round,
                 String.format(
                         Locale.ROOT,
-                        "async-profiler %s, event %s every 500 µs for %d s, %,.0f samples of the worker threads.",
+                        "async-profiler %s, event %s every %s for %d s, %,.0f samples of the worker threads.",
                         profiler.getVersion(),
                         event,
+                        SAMPLE_EVERY.replace("ms", " ms"),
                         PROFILED.toSeconds(),
                         total));
     }
 
-    private static String page(List<Round> turnstile, List<Round> anchor, Profile profile) {
+    /**
+     * What waking a parked thread costs on this machine, at the median of {@link #WAKE_UPS}: the
+     * {@code unpark} call on the waking thread, and the time from its start until the woken thread runs.
+     */
+    private record WakeUp(double unparkMicros, double wokenMicros) {}
+
+    private static final int WAKE_UPS = 2_000;
+
+    /**
+     * One thread parks, another unparks it once it has been parked a while, {@link #WAKE_UPS} times;
+     * the woken thread reads the clock first thing.
+     */
+    private static WakeUp wakeUp() throws InterruptedException {
+        // runs after the rounds, on a machine as quiet as theirs
+        long[] unpark = new long[WAKE_UPS];
+        long[] woken = new long[WAKE_UPS];
+        AtomicLong wokenAt = new AtomicLong();
+        AtomicBoolean parked = new AtomicBoolean();
+        AtomicBoolean done = new AtomicBoolean();
+        Thread sleeper = new Thread(
+                () -> {
+                    while (!done.get()) {
+                        parked.set(true);
+                        LockSupport.park();
+                        long now = System.nanoTime();
+                        if (!parked.get()) {
+                            wokenAt.set(now);
+                        }
+                    }
+                },
+                WORKER + "sleeper");
+        sleeper.start();
+        for (int i = 0; i < WAKE_UPS; i++) {
+            while (!parked.get()) {
+                Thread.onSpinWait();
+            }
+            // Long enough to be asleep in the kernel, not just flagged; the waker stays on its CPU.
+            for (long until = System.nanoTime() + 200_000; System.nanoTime() - until < 0; ) {
+                Thread.onSpinWait();
+            }
+            wokenAt.set(0);
+            parked.set(false);
+            long start = System.nanoTime();
+            LockSupport.unpark(sleeper);
+            unpark[i] = System.nanoTime() - start;
+            long at;
+            while ((at = wokenAt.get()) == 0) {
+                Thread.onSpinWait();
+            }
+            woken[i] = at - start;
+        }
+        done.set(true);
+        LockSupport.unpark(sleeper);
+        sleeper.join();
+        return new WakeUp(medianMicros(unpark), medianMicros(woken));
+    }
+
+    private static double medianMicros(long[] nanos) {
+        long[] sorted = nanos.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2] / 1e3;
+    }
+
+    private static String page(List<Round> turnstile, List<Round> anchor, Profile profile, WakeUp wakeUp) {
         StringBuilder out = new StringBuilder();
         out.append(String.format(
                 Locale.ROOT,
@@ -265,6 +337,14 @@ public final class HandOffCost {
                     t.perSecond() / a.perSecond()));
         }
         out.append(summary(turnstile, anchor));
+        out.append(String.format(
+                Locale.ROOT,
+                "%n%nA wake-up on this machine (one thread unparks another that has been asleep in the kernel, %,d"
+                        + " times, the waker spinning until the woken thread runs): the `unpark` call took %.1f µs"
+                        + " at the median, and the woken thread ran %.1f µs after the call began.",
+                WAKE_UPS,
+                wakeUp.unparkMicros(),
+                wakeUp.wokenMicros()));
         out.append("\n\nWhere the worker threads' CPU goes in a Turnstile round under the profiler")
                 .append(" (each sample counted once, in the first part its stack matches). ")
                 .append(profile.note())
