@@ -28,26 +28,30 @@ final class TurnPace {
 
     /** The occupants' recent tenure, a moving average (weight 1/8 to the newest); 0 until known. */
     private long tenureNanos;
-    /** When the current occupant got the gate; 0 while the gate is free. */
+    /** When the current occupant got the gate, if {@link #occupied}. */
     private long occupiedSinceNanos;
+
+    private boolean occupied;
 
     /** A thread found the gate free and took it at {@code nowNanos}. */
     void entered(long nowNanos) {
         this.occupiedSinceNanos = nowNanos;
+        this.occupied = true;
     }
 
     /** The occupant passed the gate to a queued thread at {@code nowNanos}: one more tenure is known. */
     void passed(long nowNanos) {
-        if (this.occupiedSinceNanos != 0) {
+        if (this.occupied) {
             long tenure = Math.max(1, nowNanos - this.occupiedSinceNanos);
             this.tenureNanos = this.tenureNanos == 0 ? tenure : this.tenureNanos + (tenure - this.tenureNanos) / 8;
         }
         this.occupiedSinceNanos = nowNanos;
+        this.occupied = true;
     }
 
     /** The occupant left and nobody queued: the next tenure counts from the next entry. */
     void freed() {
-        this.occupiedSinceNanos = 0;
+        this.occupied = false;
     }
 
     /**
@@ -55,13 +59,9 @@ final class TurnPace {
      * before it parks; 0 when the pace is unknown or its expected wait is over {@link #MAX_AWAKE_NANOS}.
      */
     long awakeNanos(int ahead) {
-        if (this.tenureNanos == 0 || ahead <= 0) {
+        if (this.tenureNanos == 0 || ahead <= 0 || this.tenureNanos > MAX_AWAKE_NANOS / ahead) {
             return 0;
         }
-        long expected = this.tenureNanos * ahead;
-        if (expected > MAX_AWAKE_NANOS) {
-            return 0;
-        }
-        return Math.min(MAX_AWAKE_NANOS, AWAKE_FACTOR * expected);
+        return Math.min(MAX_AWAKE_NANOS, AWAKE_FACTOR * this.tenureNanos * ahead);
     }
 }

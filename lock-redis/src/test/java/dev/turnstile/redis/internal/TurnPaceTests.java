@@ -20,6 +20,16 @@ class TurnPaceTests {
     }
 
     @Test
+    void anyClockReadingCountsAsAnEntryZeroAndNegativeOnesToo() {
+        for (long start : new long[] {0, -5 * MICROS, Long.MAX_VALUE - 5 * MICROS}) {
+            TurnPace pace = new TurnPace();
+            pace.entered(start);
+            pace.passed(start + 10 * MICROS);
+            assertThat(pace.awakeNanos(1)).as("entered at %d", start).isEqualTo(40 * MICROS);
+        }
+    }
+
+    @Test
     void aQueuedThreadWaitsAwakeFourTimesItsExpectedWaitAtMostTheMaximum() {
         TurnPace pace = occupantsOf(10 * MICROS);
         assertThat(pace.awakeNanos(3)).as("3 ahead × 10 µs, four times").isEqualTo(120 * MICROS);
