@@ -1,8 +1,5 @@
 package dev.turnstile.redis.internal;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executor;
@@ -47,8 +44,6 @@ final class DirectCalls implements AutoCloseable {
 
     /** A ready connection unused for this long goes back to the pool instead: the server may have dropped it. */
     private static final long MAX_IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** {@code Thread.isVirtual()} on Java 21+, else null. */
-    private static final @Nullable MethodHandle IS_VIRTUAL = isVirtualHandle();
 
     private final Master[] masters;
     private volatile boolean closed;
@@ -71,7 +66,7 @@ final class DirectCalls implements AutoCloseable {
     @Nullable
     Sent send(int index, LuaScript script, List<String> keys, List<String> args) {
         Master master = this.masters[index];
-        if (master.capacity == 0 || master.suspect || this.closed || onVirtualThread()) {
+        if (master.capacity == 0 || master.suspect || this.closed || VirtualThreads.current()) {
             return null;
         }
         Connection connection = master.take();
@@ -132,23 +127,6 @@ final class DirectCalls implements AutoCloseable {
                 .keys(keys)
                 .addObjects(args);
         return new CommandObject<>(arguments, BuilderFactory.AGGRESSIVE_ENCODED_OBJECT);
-    }
-
-    private static boolean onVirtualThread() {
-        try {
-            return IS_VIRTUAL != null && (boolean) IS_VIRTUAL.invokeExact(Thread.currentThread());
-        } catch (Throwable e) {
-            return true;
-        }
-    }
-
-    private static @Nullable MethodHandle isVirtualHandle() {
-        try {
-            return MethodHandles.publicLookup()
-                    .findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
-        } catch (ReflectiveOperationException before21) {
-            return null;
-        }
     }
 
     /** One master's ready connections. */

@@ -141,7 +141,7 @@ final class LocalGates {
                     return this.entered;
                 }
                 waiter = new QueuedThread<>();
-                awakeNanos = this.pace.awakeNanos(this.queue.size() + 1);
+                awakeNanos = this.pace.awakeNanos(this.queue.size() + 1, System.nanoTime());
                 this.queue.addLast(waiter);
             } finally {
                 this.lock.unlock();

@@ -1,14 +1,17 @@
 package dev.turnstile.redis.internal;
 
 import java.util.Deque;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A thread of this process queued, in arrival order, for a place that a thread leaving it hands on
- * (a lock's {@link LocalGates gate}, a semaphore's {@link PermitQueue}): it parks, without any Redis
+ * (a lock's {@link LocalGates gate}, a semaphore's {@link PermitQueue}): it waits, without any Redis
  * traffic, until it is admitted with an entry {@code E}, its deadline passes or it is interrupted.
+ * It parks, unless its place asks it to wait awake first for a turn due soon ({@link #await(long,
+ * long, Object, ReentrantLock, Deque, String)}).
  *
  * <p>The queue and the entry are guarded by the owner's lock: {@link #admit} is called under it,
  * after the thread was taken off the queue, and {@link #wake} after the lock is released. A thread
@@ -18,6 +21,22 @@ import org.jspecify.annotations.Nullable;
  * @param <E> what an admitted thread gets
  */
 final class QueuedThread<E> {
+
+    /**
+     * The most threads of this process waiting awake at once, over all places: four per processor
+     * the runtime may use (which follows a container's CPU limit), and none where it may use one,
+     * since a waiter awake there only takes the holder's CPU. (One fewer than the processors was
+     * tried: on 2 of them the one awake waiter is rarely the next in line, and hand-offs ran slower
+     * than with no waiter awake.)
+     */
+    static final int MAX_AWAKE_THREADS = awakeThreadsFor(Runtime.getRuntime().availableProcessors());
+
+    static int awakeThreadsFor(int processors) {
+        return processors <= 1 ? 0 : 4 * processors;
+    }
+
+    /** Threads of this process waiting awake now. */
+    private static final AtomicInteger AWAKE = new AtomicInteger();
 
     /** A thread's wait for a place it joined: its entry, or null when the deadline passed first. */
     @FunctionalInterface
@@ -84,9 +103,13 @@ final class QueuedThread<E> {
     }
 
     /**
-     * Waits like {@link #await(long, Object, ReentrantLock, Deque, String)}, but first stays awake
-     * for up to {@code awakeNanos}, yielding its CPU to any other thread that wants it, so that an
-     * entry handed over meanwhile is taken without the wake-up a parked thread needs.
+     * Waits like {@link #await(long, Object, ReentrantLock, Deque, String)}, but first waits awake
+     * for up to {@code awakeNanos} (never past the deadline), calling {@link Thread#yield()} between
+     * looks, so that an entry handed over meanwhile is taken without the wake-up a parked thread
+     * needs. The yield is a hint: where no other thread wants the CPU the waiter keeps it, and its
+     * time counts against a CPU limit like any other. A virtual thread does not wait awake, nor
+     * does a thread that would make more than {@link #MAX_AWAKE_THREADS} of this process awake at
+     * once: they park at once.
      */
     @Nullable
     E await(
@@ -97,8 +120,13 @@ final class QueuedThread<E> {
             Deque<QueuedThread<E>> queue,
             String queued)
             throws InterruptedException {
-        if (awakeNanos > 0) {
-            stayAwake(Math.min(this.enqueuedNanos + awakeNanos, deadlineNanos));
+        if (awakeNanos > 0 && !VirtualThreads.current() && reserveAwake()) {
+            try {
+                long until = this.enqueuedNanos + awakeNanos;
+                stayAwake(deadlineNanos - until < 0 ? deadlineNanos : until);
+            } finally {
+                AWAKE.decrementAndGet();
+            }
         }
         while (true) {
             E entry = this.admitted;
@@ -128,6 +156,16 @@ final class QueuedThread<E> {
             }
             LockSupport.parkNanos(owner, remaining);
         }
+    }
+
+    /** Counts the calling thread as awake, unless {@link #MAX_AWAKE_THREADS} are already. */
+    private static boolean reserveAwake() {
+        for (int now = AWAKE.get(); now < MAX_AWAKE_THREADS; now = AWAKE.get()) {
+            if (AWAKE.compareAndSet(now, now + 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Yields until admitted, interrupted or {@code untilNanos}, whichever comes first. */

@@ -1,9 +1,12 @@
 package dev.turnstile.redis.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -19,11 +22,39 @@ class QueuedThreadTests {
 
     @Test
     void anEntryHandedOverWhileTheThreadWaitsAwakeIsTakenWithoutParking() throws Exception {
+        assumeTrue(QueuedThread.MAX_AWAKE_THREADS > 0, "one processor: nobody waits awake");
         Waiting waiting = queue(LONG.multipliedBy(2), LONG);
         Thread.sleep(50);
         assertThat(waiting.thread().getState()).as("waiting awake, not parked").isEqualTo(Thread.State.RUNNABLE);
-        admitFirst("let in");
-        assertThat(waiting.entry().get(5, TimeUnit.SECONDS)).isEqualTo("let in");
+        // Admitted without the unpark: only a thread still awake sees it.
+        admitFirst("let in", false);
+        assertThat(waiting.entry().get(1, TimeUnit.SECONDS)).isEqualTo("let in");
+    }
+
+    @Test
+    void aProcessOnOneProcessorWaitsAwakeNeverAndOtherwiseFourThreadsPerProcessor() {
+        assertThat(QueuedThread.awakeThreadsFor(1)).isZero();
+        assertThat(QueuedThread.awakeThreadsFor(2)).isEqualTo(8);
+        assertThat(QueuedThread.awakeThreadsFor(64)).isEqualTo(256);
+    }
+
+    @Test
+    void noMoreThreadsWaitAwakeAtOnceThanTheLimitTheOthersPark() throws Exception {
+        List<Waiting> waiting = new ArrayList<>();
+        for (int i = 0; i <= QueuedThread.MAX_AWAKE_THREADS; i++) {
+            waiting.add(queue(LONG.multipliedBy(2), LONG));
+        }
+        Thread last = waiting.get(waiting.size() - 1).thread();
+        awaitState(last, Thread.State.TIMED_WAITING);
+        assertThat(waiting.stream().filter(w -> w.thread().getState() == Thread.State.RUNNABLE))
+                .as("awake")
+                .hasSize(QueuedThread.MAX_AWAKE_THREADS);
+        for (int i = 0; i < waiting.size(); i++) {
+            admitFirst("let in " + i, true);
+        }
+        for (int i = 0; i < waiting.size(); i++) {
+            assertThat(waiting.get(i).entry().get(5, TimeUnit.SECONDS)).isEqualTo("let in " + i);
+        }
     }
 
     @Test
@@ -46,14 +77,11 @@ class QueuedThreadTests {
     @Test
     void withoutAnEntryTheWaitAwakeEndsAndTheThreadParks() throws Exception {
         Waiting waiting = queue(LONG, Duration.ofMillis(20));
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (waiting.thread().getState() != Thread.State.TIMED_WAITING && System.nanoTime() < until) {
-            Thread.sleep(5);
-        }
+        awaitState(waiting.thread(), Thread.State.TIMED_WAITING);
         assertThat(waiting.thread().getState())
                 .as("parked once the time awake is over")
                 .isEqualTo(Thread.State.TIMED_WAITING);
-        admitFirst("let in");
+        admitFirst("let in", true);
         assertThat(waiting.entry().get(5, TimeUnit.SECONDS)).isEqualTo("let in");
     }
 
@@ -85,7 +113,14 @@ class QueuedThreadTests {
         return new Waiting(thread, entry);
     }
 
-    private void admitFirst(String entry) {
+    private static void awaitState(Thread thread, Thread.State state) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (thread.getState() != state && System.nanoTime() - until < 0) {
+            Thread.sleep(5);
+        }
+    }
+
+    private void admitFirst(String entry, boolean wake) {
         QueuedThread<String> next;
         this.lock.lock();
         try {
@@ -95,6 +130,8 @@ class QueuedThreadTests {
         } finally {
             this.lock.unlock();
         }
-        next.wake();
+        if (wake) {
+            next.wake();
+        }
     }
 }
