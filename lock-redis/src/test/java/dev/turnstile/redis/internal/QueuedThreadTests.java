@@ -1,6 +1,7 @@
 package dev.turnstile.redis.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
@@ -24,8 +25,10 @@ class QueuedThreadTests {
     void anEntryHandedOverWhileTheThreadWaitsAwakeIsTakenWithoutParking() throws Exception {
         assumeTrue(QueuedThread.MAX_AWAKE_THREADS > 0, "one processor: nobody waits awake");
         Waiting waiting = queue(LONG.multipliedBy(2), LONG);
-        Thread.sleep(50);
-        assertThat(waiting.thread().getState()).as("waiting awake, not parked").isEqualTo(Thread.State.RUNNABLE);
+        // Still awake after a while: it has not parked.
+        await().during(Duration.ofMillis(50))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> waiting.thread().getState() == Thread.State.RUNNABLE);
         // Admitted without the unpark: only a thread still awake sees it.
         admitFirst("let in", false);
         assertThat(waiting.entry().get(1, TimeUnit.SECONDS)).isEqualTo("let in");
@@ -113,11 +116,8 @@ class QueuedThreadTests {
         return new Waiting(thread, entry);
     }
 
-    private static void awaitState(Thread thread, Thread.State state) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (thread.getState() != state && System.nanoTime() - until < 0) {
-            Thread.sleep(5);
-        }
+    private static void awaitState(Thread thread, Thread.State state) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> thread.getState() == state);
     }
 
     private void admitFirst(String entry, boolean wake) {
