@@ -160,6 +160,16 @@ public final class TurnstileDiagnostics {
         return this.engine.localLockQueues();
     }
 
+    /**
+     * Returns whether a thread queued for a lock behind another thread of this process waits awake
+     * for a turn due soon before it parks: {@code awakeWaiting} as set, with {@code AUTO} resolved on
+     * this process's CPUs (false under a CPU quota). With one processor nobody waits awake whatever
+     * this says.
+     */
+    public boolean queuedThreadsWaitAwake() {
+        return this.engine.queuedThreadsWaitAwake();
+    }
+
     /** Returns about how many lease renewals and deadline checks are scheduled now. */
     public int scheduledTimers() {
         return this.engine.scheduledTimers();

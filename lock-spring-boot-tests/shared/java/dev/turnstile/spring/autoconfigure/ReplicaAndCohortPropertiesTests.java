@@ -69,6 +69,32 @@ class ReplicaAndCohortPropertiesTests {
     }
 
     @Test
+    void awakeWaitingIsSetByItsPropertyAndByDefaultAsTheLibrarysDefault() {
+        runner().withPropertyValues("turnstile.lock.cohort.awake-waiting=never")
+                .run(context -> assertThat(
+                                context.getBean(Turnstile.class).diagnostics().queuedThreadsWaitAwake())
+                        .isFalse());
+        runner().withPropertyValues("turnstile.lock.cohort.awake-waiting=always")
+                .run(context -> assertThat(
+                                context.getBean(Turnstile.class).diagnostics().queuedThreadsWaitAwake())
+                        .isTrue());
+        runner().run(context -> {
+            try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
+                    Turnstile library = Turnstile.builder(client).build()) {
+                assertThat(context.getBean(Turnstile.class).diagnostics().queuedThreadsWaitAwake())
+                        .as("auto, as the library decides it on this machine")
+                        .isEqualTo(library.diagnostics().queuedThreadsWaitAwake());
+            }
+        });
+        runner().withPropertyValues("turnstile.lock.cohort.awake-waiting=sometimes")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "Failed to bind properties under 'turnstile.lock.cohort.awake-waiting'"));
+    }
+
+    @Test
     void aCohortOfNoHoldersOrNegativeReplicasFailTheStartNamingTheProperty() {
         runner().withPropertyValues("turnstile.lock.cohort.holders=0")
                 .run(context -> assertThat(context)

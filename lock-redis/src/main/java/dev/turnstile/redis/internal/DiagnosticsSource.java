@@ -40,6 +40,9 @@ public interface DiagnosticsSource<L, S, E> {
     /** Returns how many lock names threads of this process hold or queue for now. */
     int localLockQueues();
 
+    /** Returns whether a thread queued for a lock behind another of this process may wait awake. */
+    boolean queuedThreadsWaitAwake();
+
     /** Returns about how many lease renewals and deadline checks are scheduled now. */
     int scheduledTimers();
 }

@@ -41,9 +41,12 @@ final class LocalGates {
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
     private final RedisKeys keys;
+    /** Whether a queued thread may wait awake for a turn due soon ({@link TurnPace}); else it parks at once. */
+    private final boolean waitAwake;
 
-    LocalGates(RedisKeys keys) {
+    LocalGates(RedisKeys keys, boolean waitAwake) {
         this.keys = keys;
+        this.waitAwake = waitAwake;
     }
 
     /**
@@ -63,6 +66,11 @@ final class LocalGates {
         }
         Gate joined = gate;
         return QueuedThread.awaitOrLeave(() -> joined.await(deadlineNanos), () -> leave(joined));
+    }
+
+    /** Returns whether a queued thread may wait awake for a turn due soon. */
+    boolean waitsAwake() {
+        return this.waitAwake;
     }
 
     /** Returns the number of names with a thread inside or waiting. */
@@ -141,7 +149,8 @@ final class LocalGates {
                     return this.entered;
                 }
                 waiter = new QueuedThread<>();
-                awakeNanos = this.pace.awakeNanos(this.queue.size() + 1, System.nanoTime());
+                awakeNanos =
+                        LocalGates.this.waitAwake ? this.pace.awakeNanos(this.queue.size() + 1, System.nanoTime()) : 0;
                 this.queue.addLast(waiter);
             } finally {
                 this.lock.unlock();

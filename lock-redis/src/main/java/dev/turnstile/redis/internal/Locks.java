@@ -1,5 +1,6 @@
 package dev.turnstile.redis.internal;
 
+import dev.turnstile.redis.AwakeWaiting;
 import java.util.Collection;
 import java.util.List;
 
@@ -15,7 +16,17 @@ final class Locks {
     /** Creates the factory over {@code deployment}. */
     public Locks(RedisDeployment deployment) {
         this.deployment = deployment;
-        this.gates = new LocalGates(deployment.keys());
+        this.gates = new LocalGates(
+                deployment.keys(), waitsAwake(deployment.options().awakeWaiting()));
+    }
+
+    /** Whether queued threads wait awake in {@code mode}, on this process's CPUs. */
+    static boolean waitsAwake(AwakeWaiting mode) {
+        return switch (mode) {
+            case AUTO -> !CpuQuota.PRESENT;
+            case ALWAYS -> true;
+            case NEVER -> false;
+        };
     }
 
     /**
@@ -36,6 +47,11 @@ final class Locks {
     /** The names, each once, sorted: the order in which several are taken. */
     private static List<String> sorted(Collection<String> names) {
         return List.copyOf(new java.util.TreeSet<>(names));
+    }
+
+    /** Returns whether a thread queued behind another of this process for a lock may wait awake. */
+    public boolean waitsAwake() {
+        return this.gates.waitsAwake();
     }
 
     /** Returns the number of names that threads of this process hold or queue for. */

@@ -27,7 +27,8 @@ final class QueuedThread<E> {
      * the runtime may use (which follows a container's CPU limit), and none where it may use one,
      * since a waiter awake there only takes the holder's CPU. (One fewer than the processors was
      * tried: on 2 of them the one awake waiter is rarely the next in line, and hand-offs ran slower
-     * than with no waiter awake.)
+     * than with no waiter awake.) Under a CPU quota a lock's gate asks nobody to wait awake, unless
+     * {@code awakeWaiting} says {@code ALWAYS} ({@link CpuQuota}).
      */
     static final int MAX_AWAKE_THREADS = awakeThreadsFor(Runtime.getRuntime().availableProcessors());
 

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * moving average over occupants that followed each other with no gap, each counted at most twice
  * {@link #MAX_AWAKE_NANOS}; it is unknown, and nobody waits awake, until one occupant has passed
  * the gate to the next. How many threads of a process wait awake at once is bounded too ({@link
- * QueuedThread#MAX_AWAKE_THREADS}).
+ * QueuedThread#MAX_AWAKE_THREADS}), and a gate whose {@code Turnstile} does not wait awake
+ * ({@code awakeWaiting}; by default none under a {@link CpuQuota}) never asks for it.
  *
  * <p>Not thread-safe: guarded by the gate's lock.
  */

@@ -96,6 +96,11 @@ public final class TurnstileEngine implements DiagnosticsSource<HeldLock, Semaph
     }
 
     @Override
+    public boolean queuedThreadsWaitAwake() {
+        return this.locks.waitsAwake();
+    }
+
+    @Override
     public int scheduledTimers() {
         return this.deployment.leases().watchdog().scheduledTasks();
     }

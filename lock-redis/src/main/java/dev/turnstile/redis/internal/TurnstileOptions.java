@@ -1,5 +1,6 @@
 package dev.turnstile.redis.internal;
 
+import dev.turnstile.redis.AwakeWaiting;
 import dev.turnstile.redis.LeaseListener;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,8 @@ import java.util.Objects;
  *     process
  * @param cohortMaxAge how long after its grant in Redis a lock (or permit) may still be passed on
  *     locally
+ * @param awakeWaiting whether a thread queued behind another of this process for a lock waits awake
+ *     for a turn due soon
  * @param listeners the listeners that hear every lost lease and every renewal
  */
 public record TurnstileOptions(
@@ -32,6 +35,7 @@ public record TurnstileOptions(
         Duration replicaTimeout,
         int cohortHolders,
         Duration cohortMaxAge,
+        AwakeWaiting awakeWaiting,
         List<LeaseListener> listeners) {
 
     /** Returns a builder holding every default. */
@@ -64,6 +68,7 @@ public record TurnstileOptions(
         private Duration replicaTimeout = Duration.ofMillis(100);
         private int cohortHolders = 32;
         private Duration cohortMaxAge = Duration.ofMillis(20);
+        private AwakeWaiting awakeWaiting = AwakeWaiting.AUTO;
         private final List<LeaseListener> listeners = new ArrayList<>();
 
         private Builder() {}
@@ -114,6 +119,12 @@ public record TurnstileOptions(
             this.cohortMaxAge = Arguments.requirePositive(maxAge, "maxAge");
         }
 
+        /** Sets whether a thread queued for a lock behind another of this process waits awake: not null. */
+        public void awakeWaiting(AwakeWaiting awakeWaiting) {
+            this.awakeWaiting = Objects.requireNonNull(
+                    awakeWaiting, "'awakeWaiting' must not be null: use AUTO (the default), ALWAYS or NEVER");
+        }
+
         /** Adds a listener of every lost lease and renewal: not null. */
         public void listener(LeaseListener listener) {
             this.listeners.add(Objects.requireNonNull(listener, "'listener' must not be null"));
@@ -130,6 +141,7 @@ public record TurnstileOptions(
                     this.replicaTimeout,
                     this.cohortHolders,
                     this.cohortMaxAge,
+                    this.awakeWaiting,
                     List.copyOf(this.listeners));
         }
     }

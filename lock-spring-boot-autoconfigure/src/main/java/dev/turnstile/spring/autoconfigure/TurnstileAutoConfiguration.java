@@ -56,7 +56,8 @@ public final class TurnstileAutoConfiguration {
                 .minReplicas(properties.getMinReplicas(), properties.getReplicaTimeout())
                 .lockCohort(
                         properties.getLock().getCohort().getHolders(),
-                        properties.getLock().getCohort().getMaxAge());
+                        properties.getLock().getCohort().getMaxAge())
+                .awakeWaiting(properties.getLock().getCohort().getAwakeWaiting());
         listeners.orderedStream().forEach(builder::listener);
         return builder.build();
     }

@@ -1,5 +1,6 @@
 package dev.turnstile.spring.autoconfigure;
 
+import dev.turnstile.redis.AwakeWaiting;
 import dev.turnstile.spring.aop.OnLeaseLost;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -282,6 +283,21 @@ public class TurnstileProperties {
          * same value on every node.
          */
         private Duration maxAge = Duration.ofMillis(20);
+
+        /**
+         * Whether a thread queued for a lock behind another thread of this application waits awake
+         * (yielding, at most 200 us) for a turn due soon instead of parking at once: auto (on unless
+         * the process runs under a CPU quota, such as a container's CPU limit), always or never.
+         */
+        private AwakeWaiting awakeWaiting = AwakeWaiting.AUTO;
+
+        public AwakeWaiting getAwakeWaiting() {
+            return this.awakeWaiting;
+        }
+
+        public void setAwakeWaiting(AwakeWaiting awakeWaiting) {
+            this.awakeWaiting = awakeWaiting;
+        }
 
         public int getHolders() {
             return this.holders;
