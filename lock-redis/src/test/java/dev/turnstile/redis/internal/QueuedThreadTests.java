@@ -9,7 +9,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
 
@@ -44,19 +46,81 @@ class QueuedThreadTests {
     @Test
     void noMoreThreadsWaitAwakeAtOnceThanTheLimitTheOthersPark() throws Exception {
         List<Waiting> waiting = new ArrayList<>();
-        for (int i = 0; i <= QueuedThread.MAX_AWAKE_THREADS; i++) {
-            waiting.add(queue(LONG.multipliedBy(2), LONG));
-        }
-        Thread last = waiting.get(waiting.size() - 1).thread();
-        awaitState(last, Thread.State.TIMED_WAITING);
-        assertThat(waiting.stream().filter(w -> w.thread().getState() == Thread.State.RUNNABLE))
-                .as("awake")
-                .hasSize(QueuedThread.MAX_AWAKE_THREADS);
-        for (int i = 0; i < waiting.size(); i++) {
-            admitFirst("let in " + i, true);
+        try {
+            for (int i = 0; i <= QueuedThread.MAX_AWAKE_THREADS; i++) {
+                waiting.add(queue(LONG.multipliedBy(2), LONG));
+            }
+            // Whichever thread came last to the limit parks (threads reach it in any order), and it stays so.
+            await().during(Duration.ofMillis(50))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> count(waiting, Thread.State.TIMED_WAITING) == 1
+                            && count(waiting, Thread.State.RUNNABLE) == QueuedThread.MAX_AWAKE_THREADS);
+        } finally {
+            // Admitted in queue order, also after a failure: no thread is left awake for the next test.
+            for (int i = 0; i < waiting.size(); i++) {
+                admitFirst("let in " + i, true);
+            }
         }
         for (int i = 0; i < waiting.size(); i++) {
             assertThat(waiting.get(i).entry().get(5, TimeUnit.SECONDS)).isEqualTo("let in " + i);
+        }
+    }
+
+    private static long count(List<Waiting> waiting, Thread.State state) {
+        return waiting.stream().filter(w -> w.thread().getState() == state).count();
+    }
+
+    /**
+     * Hunts for a lost wake-up: entries handed over at random moments around the end of a short
+     * wait awake (just before, during the switch, after the park). A lost one would leave the
+     * thread parked until its deadline; every entry must arrive long before that.
+     */
+    @Test
+    void anEntryHandedOverAroundTheEndOfTheWaitAwakeIsNeverLost() throws Exception {
+        int rounds = 20_000;
+        AtomicBoolean done = new AtomicBoolean();
+        Thread admitter = new Thread(() -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            while (!done.get()) {
+                QueuedThread<String> next;
+                this.lock.lock();
+                try {
+                    next = this.queue.peekFirst();
+                } finally {
+                    this.lock.unlock();
+                }
+                if (next == null) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                spin(random.nextLong(60_000));
+                admitFirst("let in", true);
+            }
+        });
+        admitter.start();
+        try {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int i = 0; i < rounds; i++) {
+                QueuedThread<String> waiter = join();
+                long start = System.nanoTime();
+                // A lost wake-up would leave the thread parked until this deadline, then let it in.
+                String entry = waiter.await(
+                        start + TimeUnit.SECONDS.toNanos(2), random.nextLong(40_000), this, this.lock, this.queue, "x");
+                assertThat(entry).as("round " + i).isEqualTo("let in");
+                assertThat(Duration.ofNanos(System.nanoTime() - start))
+                        .as("round %d: handed over, but the thread woke only at its deadline", i)
+                        .isLessThan(Duration.ofSeconds(1));
+            }
+        } finally {
+            done.set(true);
+            admitter.join(5_000);
+        }
+    }
+
+    private static void spin(long nanos) {
+        long until = System.nanoTime() + nanos;
+        while (System.nanoTime() - until < 0) {
+            Thread.onSpinWait();
         }
     }
 
@@ -91,17 +155,23 @@ class QueuedThreadTests {
     /** A thread queued in {@link #queue}, and what its wait ends with: the entry, null, or the interrupt's message. */
     private record Waiting(Thread thread, CompletableFuture<String> entry) {}
 
+    /** Queues the calling thread, as a place does under its lock. */
+    private QueuedThread<String> join() {
+        QueuedThread<String> waiter = new QueuedThread<>();
+        this.lock.lock();
+        try {
+            this.queue.addLast(waiter);
+        } finally {
+            this.lock.unlock();
+        }
+        return waiter;
+    }
+
     private Waiting queue(Duration wait, Duration awake) throws Exception {
         CompletableFuture<Thread> started = new CompletableFuture<>();
         CompletableFuture<String> entry = new CompletableFuture<>();
         Thread thread = new Thread(() -> {
-            QueuedThread<String> waiter = new QueuedThread<>();
-            this.lock.lock();
-            try {
-                this.queue.addLast(waiter);
-            } finally {
-                this.lock.unlock();
-            }
+            QueuedThread<String> waiter = join();
             started.complete(Thread.currentThread());
             try {
                 entry.complete(waiter.await(
