@@ -14,8 +14,11 @@ package dev.turnstile.redis;
  */
 public enum AwakeWaiting {
     /**
-     * Waits awake unless this process runs under a CPU quota (one smaller than the CPUs it may be
-     * scheduled on, as the runtime or the Linux cgroup reports it) or has one processor. The default.
+     * Waits awake unless this process runs under a CPU quota smaller than the online CPUs it may run
+     * on (a cgroup quota on its own cgroup or a parent's, as a container's CPU limit or a systemd
+     * {@code CPUQuota} sets; where no cgroup file can be read, a runtime processor count below those
+     * CPUs, so {@code -XX:ActiveProcessorCount} counts then) or has one processor. Decided once per
+     * process, when first needed. The default.
      */
     AUTO,
     /** Waits awake also under a CPU quota; still never with one processor, where it only delays the holder. */

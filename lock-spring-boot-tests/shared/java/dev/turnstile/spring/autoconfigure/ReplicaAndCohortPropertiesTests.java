@@ -3,6 +3,7 @@ package dev.turnstile.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.turnstile.redis.AwakeWaiting;
 import dev.turnstile.redis.Lease;
 import dev.turnstile.redis.RedisUnavailableException;
 import dev.turnstile.redis.Turnstile;
@@ -79,6 +80,11 @@ class ReplicaAndCohortPropertiesTests {
                                 context.getBean(Turnstile.class).diagnostics().queuedThreadsWaitAwake())
                         .isTrue());
         runner().run(context -> {
+            assertThat(context.getBean(TurnstileProperties.class)
+                            .getLock()
+                            .getCohort()
+                            .getAwakeWaiting())
+                    .isEqualTo(AwakeWaiting.AUTO);
             try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(2));
                     Turnstile library = Turnstile.builder(client).build()) {
                 assertThat(context.getBean(Turnstile.class).diagnostics().queuedThreadsWaitAwake())

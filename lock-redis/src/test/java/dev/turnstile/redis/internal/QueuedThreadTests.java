@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
 
@@ -77,6 +78,7 @@ class QueuedThreadTests {
      */
     @Test
     void anEntryHandedOverAroundTheEndOfTheWaitAwakeIsNeverLost() throws Exception {
+        assumeTrue(QueuedThread.MAX_AWAKE_THREADS > 0, "one processor: nobody waits awake");
         int rounds = 20_000;
         AtomicBoolean done = new AtomicBoolean();
         Thread admitter = new Thread(() -> {
@@ -90,7 +92,7 @@ class QueuedThreadTests {
                     this.lock.unlock();
                 }
                 if (next == null) {
-                    Thread.onSpinWait();
+                    Thread.yield();
                     continue;
                 }
                 spin(random.nextLong(60_000));
@@ -101,6 +103,8 @@ class QueuedThreadTests {
         try {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             for (int i = 0; i < rounds; i++) {
+                // A permit left by the last round's wake-up would let a park return and hide a lost one.
+                LockSupport.parkNanos(1);
                 QueuedThread<String> waiter = join();
                 long start = System.nanoTime();
                 // A lost wake-up would leave the thread parked until this deadline, then let it in.

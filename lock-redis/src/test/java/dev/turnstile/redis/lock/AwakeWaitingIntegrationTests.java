@@ -28,22 +28,32 @@ class AwakeWaitingIntegrationTests {
 
     private static final int THREADS = 4;
 
+    /** The method a queued thread waits awake in. */
+    private static final String AWAKE_FRAME = "stayAwake";
+
     @Test
     void alwaysLetsQueuedThreadsWaitAwake() throws Exception {
         assumeTrue(Runtime.getRuntime().availableProcessors() > 1, "one processor: nobody waits awake");
-        assertThat(awakeSightings(AwakeWaiting.ALWAYS)).isPositive();
+        assertThat(awakeSightings(AwakeWaiting.ALWAYS, Duration.ofSeconds(10), true))
+                .isPositive();
     }
 
     @Test
     void neverParksEveryQueuedThreadAtOnce() throws Exception {
-        assertThat(awakeSightings(AwakeWaiting.NEVER)).isZero();
+        assertThat(Class.forName("dev.turnstile.redis.internal.QueuedThread")
+                        .getDeclaredMethod(AWAKE_FRAME, long.class))
+                .as("the frame looked for is the wait awake's")
+                .isNotNull();
+        assertThat(awakeSightings(AwakeWaiting.NEVER, Duration.ofSeconds(1), false))
+                .isZero();
     }
 
     /**
-     * Runs {@link #THREADS} threads on one key for a second, looking at their stacks meanwhile;
-     * returns how often one was seen waiting awake, after checking that they all took the lock.
+     * Runs {@link #THREADS} threads on one key for {@code looking} (or until one is seen awake, if
+     * {@code untilSeen}), looking at their stacks meanwhile; returns how often one was seen waiting
+     * awake, after checking that they all took the lock.
      */
-    private static long awakeSightings(AwakeWaiting mode) throws Exception {
+    private static long awakeSightings(AwakeWaiting mode, Duration looking, boolean untilSeen) throws Exception {
         try (UnifiedJedis client = redis.server().newClient(Duration.ofSeconds(5));
                 Turnstile turnstile =
                         Turnstile.builder(client).awakeWaiting(mode).build()) {
@@ -68,11 +78,11 @@ class AwakeWaitingIntegrationTests {
                 worker.start();
             }
             long sightings = 0;
-            long until = System.nanoTime() + Duration.ofSeconds(1).toNanos();
-            while (System.nanoTime() - until < 0) {
+            long until = System.nanoTime() + looking.toNanos();
+            while (System.nanoTime() - until < 0 && !(untilSeen && sightings > 0)) {
                 for (Thread worker : workers) {
                     if (Arrays.stream(worker.getStackTrace())
-                            .anyMatch(frame -> frame.getMethodName().equals("stayAwake"))) {
+                            .anyMatch(frame -> frame.getMethodName().equals(AWAKE_FRAME))) {
                         sightings++;
                     }
                 }
