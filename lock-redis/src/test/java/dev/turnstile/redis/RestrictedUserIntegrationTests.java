@@ -99,10 +99,12 @@ class RestrictedUserIntegrationTests {
                 "--replicaof", "127.0.0.1", Integer.toString(redis.server().port())));
         RestrictedRedisUser.createOn(replica);
         try (Turnstile turnstile = Turnstile.builder(this.restricted)
-                .minReplicas(1, Duration.ofMillis(500))
+                // Generous: this is about what the user may run (WAIT), not how fast a busy machine acknowledges.
+                .minReplicas(1, Duration.ofSeconds(5))
                 .build()) {
-            await().atMost(Duration.ofSeconds(10))
-                    .until(() -> redis.server().client().info("replication").contains("state=online"));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> redis.server().client().info("replication").contains("state=online")
+                            && replica.client().info("replication").contains("master_link_status:up"));
             try (Lease lease = turnstile.lock("replicated").acquire(Duration.ZERO, null)) {
                 assertThat(lease.isHeld()).isTrue();
                 lease.extend(Duration.ofSeconds(10));
