@@ -1,6 +1,7 @@
 package dev.turnstile.redis.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.turnstile.redis.AwakeWaiting;
@@ -77,24 +78,39 @@ class AwakeWaitingIntegrationTests {
                 workers.add(worker);
                 worker.start();
             }
-            long sightings = 0;
-            long until = System.nanoTime() + looking.toNanos();
-            while (System.nanoTime() - until < 0 && !(untilSeen && sightings > 0)) {
-                for (Thread worker : workers) {
-                    if (Arrays.stream(worker.getStackTrace())
-                            .anyMatch(frame -> frame.getMethodName().equals(AWAKE_FRAME))) {
-                        sightings++;
-                    }
+            AtomicLong sightings = new AtomicLong();
+            try {
+                if (untilSeen) {
+                    await().atMost(looking)
+                            .pollInterval(Duration.ofMillis(1))
+                            .until(() -> look(workers, sightings) > 0);
+                } else {
+                    // Looked at every millisecond for the whole time: one sighting and it never holds again.
+                    await().during(looking)
+                            .atMost(looking.multipliedBy(3))
+                            .pollInterval(Duration.ofMillis(1))
+                            .until(() -> look(workers, sightings) == 0);
                 }
-                Thread.sleep(1);
-            }
-            stop.set(true);
-            for (Thread worker : workers) {
-                worker.join(10_000);
-                assertThat(worker.isAlive()).as("worker ended").isFalse();
+            } finally {
+                stop.set(true);
+                for (Thread worker : workers) {
+                    worker.join(10_000);
+                    assertThat(worker.isAlive()).as("worker ended").isFalse();
+                }
             }
             assertThat(acquisitions.get()).as("acquisitions with " + mode).isGreaterThan(THREADS);
-            return sightings;
+            return sightings.get();
         }
+    }
+
+    /** Looks at the workers' stacks once; adds the ones waiting awake to {@code sightings} and returns its total. */
+    private static long look(List<Thread> workers, AtomicLong sightings) {
+        for (Thread worker : workers) {
+            if (Arrays.stream(worker.getStackTrace())
+                    .anyMatch(frame -> frame.getMethodName().equals(AWAKE_FRAME))) {
+                sightings.incrementAndGet();
+            }
+        }
+        return sightings.get();
     }
 }
