@@ -1,6 +1,7 @@
 package dev.turnstile.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.redis.semaphore.RedisSemaphore;
 import dev.turnstile.test.redis.RedisClients;
@@ -14,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.UnifiedJedis;
@@ -81,6 +83,17 @@ class InterruptedConnectionWaitIntegrationTests {
                     turnstile.semaphore("interrupted-fair", 4).fair();
             Race race = new Race(() -> semaphore.tryAcquire(Duration.ofSeconds(10), null));
             race.run();
+            // A waiter that left is taken off Redis's queue by a call the process makes in the
+            // background, and a permit Redis handed it meanwhile is given back when that call
+            // answers: moments after the last thread stopped, not at once. A permit kept would stay
+            // held for its 30 s lease (renewed by nobody) or longer.
+            try {
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> semaphore.holders().isEmpty()
+                                && client.zcard("turnstile:sem:{interrupted-fair}:queue") == 0);
+            } catch (ConditionTimeoutException kept) {
+                // reported and asserted below
+            }
             int leftHeld = semaphore.holders().size();
             long leftQueued = client.zcard("turnstile:sem:{interrupted-fair}:queue");
             race.report("fair semaphore", leftHeld + leftQueued);
