@@ -22,9 +22,14 @@ package dev.turnstile.redis.internal;
  * refuses it (Redis 6.0, which Azure Cache for Redis's older tiers run), the refused call changed
  * nothing, and a {@code GET} and a {@code SET} do the same (any other error, a refused command
  * for a restricted user or memory full, is raised by them as {@code redis.call} raises it).
- * Numbers are written with {@code %.0f}: tokens are whole microseconds, far below 2^53, so it is
- * exact, where an integer conversion would go through the platform's C {@code long} (32 bits on
- * Windows builds and 32-bit ones).
+ * Tokens are whole microseconds, far below 2^53, and are always written as strings the script
+ * builds: a number handed to {@code redis.call} is formatted by the server, as {@code %.17g} (which
+ * also costs the server more than the whole string) or, from Redis 7.2, in the shortest form, which
+ * writes a round number such as 1796376700000000 as {@code 1.7963767e+15}. The usual block is the
+ * clock's seconds followed by its microseconds plus the reserve, zero-padded to six digits
+ * ({@code %06d}, exact for numbers below a million whatever the platform's C {@code long}); a block
+ * that crosses a second, and a block above the counter, are written with {@code %.0f}, exact for
+ * whole numbers below 2^53.
  */
 final class FencingCounter {
 
@@ -33,16 +38,23 @@ final class FencingCounter {
     /**
      * Issues {@code reserve} tokens inline, without a function of its own (a Lua function is a
      * closure made anew by every run of a script; the lock's acquire, the hottest script, pays for
-     * none). Expects the locals {@code fence_key}, {@code reserve}, {@code ttl} and {@code clock} (a
-     * {@code TIME} reply, or nil to read the clock); leaves {@code token} (the first of the block)
-     * and {@code floor} (the clock in µs). {@link #LUA}'s {@code fence_issue} is the same code.
+     * none). Expects the locals {@code fence_key}, {@code reserve}, {@code block_ttl} (the counter's
+     * ttl for a block of {@code reserve} tokens, {@link #blockTtlMillis}; the lock's acquire passes
+     * the client's string, which the server parses for less than it formats a number) and {@code clock} (a {@code TIME} reply, or nil
+     * to read the clock); leaves {@code token} (the first of the block) and {@code floor} (the clock
+     * in µs). {@link #LUA}'s {@code fence_issue} is the same code.
      */
     static final String ISSUE = """
             local now = clock or redis.call('TIME')
             local floor = now[1] * 1000000 + now[2]
             local token = floor
-            local block = string.format('%.0f', floor + reserve - 1)
-            local block_ttl = ttl + math.ceil((reserve - 1) / 1000)
+            local last_micros = now[2] + reserve - 1
+            local block
+            if last_micros < 1000000 then
+              block = now[1] .. string.format('%06d', last_micros)
+            else
+              block = string.format('%.0f', floor + reserve - 1)
+            end
             local was = redis.pcall('SET', fence_key, block, 'PX', block_ttl, 'GET')
             if type(was) == 'table' then
               was = redis.call('GET', fence_key)
@@ -51,14 +63,24 @@ final class FencingCounter {
             if was and was + 1 > floor then
               token = was + 1
               redis.call('SET', fence_key, string.format('%.0f', token + reserve - 1), 'PX',
-                ttl + math.ceil((token + reserve - 1 - floor) / 1000))
+                block_ttl - math.ceil((reserve - 1) / 1000) + math.ceil((token + reserve - 1 - floor) / 1000))
             end
             """;
 
     /**
+     * The counter's ttl in ms for a block of {@code reserve} tokens issued on the clock: {@code
+     * ttlMillis} (lease plus retention) after the clock has passed the block's last token, in
+     * whole ms rounded up, as {@link #ISSUE} expects it.
+     */
+    static String blockTtlMillis(long ttlMillis, int reserve) {
+        return Long.toString(ttlMillis + (reserve - 1 + 999) / 1000);
+    }
+
+    /**
      * {@code fence_set(key, last, floor, ttl)} sets the counter to {@code last} for {@code ttl}
      * ms plus how far {@code last} leads {@code floor} (the clock in µs), in whole ms rounded up.
-     * {@code fence_issue(fence_key, reserve, ttl[, clock])} issues {@code reserve} tokens ({@link
+     * {@code fence_issue(fence_key, reserve, ttl[, clock])} issues {@code reserve} tokens for a
+     * counter ttl of {@code ttl} ms ({@link
      * #ISSUE}) and returns the first and the clock in µs (read with {@code TIME}, or taken from the
      * script's own {@code TIME} reply {@code clock} when given). (Arithmetic on the replies as they
      * are: Lua converts the strings, and this runs per grant.)
@@ -75,6 +97,7 @@ final class FencingCounter {
               return now[1] * 1000000 + now[2]
             end
             local function fence_issue(fence_key, reserve, ttl, clock)
+              local block_ttl = ttl + math.ceil((reserve - 1) / 1000)
             """ + ISSUE + """
               return token, floor
             end

@@ -12,8 +12,9 @@ final class LockScripts {
     private LockScripts() {}
 
     /**
-     * KEYS: lock, fence, contended marker (optional). ARGV: owner token, lease ms, counter ttl ms
-     * (lease plus retention), tokens to reserve (1 if absent). Returns the fencing token alone when
+     * KEYS: lock, fence, contended marker (optional). ARGV: owner token, lease ms, the counter's ttl
+     * ms for the block ({@link FencingCounter#blockTtlMillis} of lease plus retention), tokens to
+     * reserve (1 if absent). Returns the fencing token alone when
      * acquired with a token equal to the server's clock in µs (the usual case: the server time in
      * ms is the token divided by 1000), {@code {1, fencing token, server time ms}} when acquired with
      * a token above the clock, else {@code {0, pttl of the holder}}, and then sets the marker for
@@ -42,7 +43,7 @@ final class LockScripts {
               end
               call('PEXPIRE', KEYS[1], ARGV[2])
             end
-            local fence_key, reserve, ttl, clock = KEYS[2], ARGV[4] or 1, ARGV[3], nil
+            local fence_key, reserve, block_ttl, clock = KEYS[2], ARGV[4] or 1, ARGV[3], nil
             """.formatted(CohortRefill.CONTENDED_MILLIS) + FencingCounter.ISSUE + """
             if token == floor then
               return token

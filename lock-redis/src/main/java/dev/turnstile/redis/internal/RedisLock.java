@@ -159,7 +159,7 @@ final class RedisLock extends AllOrNothingLock {
         List<String> args = List.of(
                 owner,
                 terms.millis(),
-                this.deployment.options().fenceTtlMillis(terms.leaseTime()),
+                this.deployment.options().fenceBlockTtlMillis(terms.leaseTime(), holders),
                 Integer.toString(holders));
         try {
             // An interrupt is acted on after the call (by the wait that follows, or the lease's start).

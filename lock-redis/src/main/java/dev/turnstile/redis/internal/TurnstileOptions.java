@@ -54,6 +54,11 @@ public record TurnstileOptions(
         return Long.toString(lease.plus(this.fenceRetention).toMillis());
     }
 
+    /** The fencing counter's ttl in ms for a block of {@code reserve} tokens of a lease ({@link FencingCounter#blockTtlMillis}). */
+    String fenceBlockTtlMillis(Duration lease, int reserve) {
+        return FencingCounter.blockTtlMillis(lease.plus(this.fenceRetention).toMillis(), reserve);
+    }
+
     /**
      * Collects and checks the options; each setter throws {@link IllegalArgumentException} naming
      * the option and quoting the value it refuses. Not thread-safe.
