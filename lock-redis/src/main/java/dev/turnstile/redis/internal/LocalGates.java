@@ -18,6 +18,11 @@ import org.jspecify.annotations.Nullable;
  * after letting another process go first if one was waiting (it was told of the release). The
  * occupant's lease does either through the {@link LocalPlace} its gate gave it ({@link
  * Gate#place}).
+ *
+ * <p>A gate nobody is in stays in the map, idle, so that the next thread for the name joins it
+ * without making one (and its keys) anew; idle gates are retired in a sweep once the map has grown
+ * past {@link #IDLE_GATES_KEPT} and twice what the last sweep left, so a process keeps about that
+ * many idle names at most and sweeps in amortised constant time per new gate.
  */
 final class LocalGates {
 
@@ -39,7 +44,15 @@ final class LocalGates {
                 > minLeftToPass(terms.leaseTime().toNanos());
     }
 
+    /** Gates left idle before a sweep retires the idle ones. */
+    static final int IDLE_GATES_KEPT = 1024;
+
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+    /** The map's size at which the next new gate sweeps out the idle ones. */
+    private volatile int sweepAt = IDLE_GATES_KEPT;
+    /** Held by the thread that sweeps. */
+    private final ReentrantLock sweeping = new ReentrantLock();
+
     private final RedisKeys keys;
     /** Whether a queued thread may wait awake for a turn due soon ({@link TurnPace}); else it parks at once. */
     private final boolean waitAwake;
@@ -58,11 +71,14 @@ final class LocalGates {
      */
     @Nullable
     Entry enter(String name, long deadlineNanos) throws InterruptedException {
-        // A busy name's gate is joined without locking the map; a new or emptied one is made under it.
+        // A known name's gate is joined without locking the map; a new or retired one is made under it.
         Gate gate = this.gates.get(name);
         if (gate == null || !gate.join()) {
             gate = this.gates.compute(
                     name, (key, existing) -> existing != null && existing.join() ? existing : new Gate(key));
+            if (this.gates.size() > this.sweepAt) {
+                sweepIdle();
+            }
         }
         Gate joined = gate;
         return QueuedThread.awaitOrLeave(() -> joined.await(deadlineNanos), () -> leave(joined));
@@ -75,13 +91,32 @@ final class LocalGates {
 
     /** Returns the number of names with a thread inside or waiting. */
     int size() {
+        return (int) this.gates.values().stream().filter(Gate::inUse).count();
+    }
+
+    /** Returns the number of gates kept, idle ones included (for tests). */
+    int kept() {
         return this.gates.size();
     }
 
-    private void leave(Gate gate) {
-        if (gate.quit()) {
-            this.gates.remove(gate.name, gate);
+    /**
+     * Retires every idle gate and sets the size of the next sweep: twice what is left, at least
+     * {@link #IDLE_GATES_KEPT}. A thread that comes for a retired gate's name makes a new one.
+     */
+    private void sweepIdle() {
+        if (!this.sweeping.tryLock()) {
+            return;
         }
+        try {
+            this.gates.values().removeIf(Gate::retire);
+            this.sweepAt = Math.max(IDLE_GATES_KEPT, 2 * this.gates.size());
+        } finally {
+            this.sweeping.unlock();
+        }
+    }
+
+    private void leave(Gate gate) {
+        gate.quit();
     }
 
     /**
@@ -96,6 +131,9 @@ final class LocalGates {
     /** One name's gate. */
     final class Gate {
 
+        /** {@link #users} of a gate a sweep took out of the map. */
+        private static final int RETIRED = -1;
+
         private final String name;
         /** The name's lock key, fencing counter and release channel, built once per gate. */
         final String lockKey;
@@ -108,8 +146,9 @@ final class LocalGates {
         private final TurnPace pace = new TurnPace();
         private boolean occupied;
         /**
-         * Threads inside or queued. Once it drops to 0 the gate is done: nobody joins it again, and
-         * it leaves the map (a thread that comes then makes a new gate for the name).
+         * Threads inside or queued; 0 while idle. A sweep retires an idle gate by setting it to
+         * {@link #RETIRED}: nobody joins it again, and it leaves the map (a thread that comes then
+         * makes a new gate for the name).
          */
         private final AtomicInteger users = new AtomicInteger(1);
         /** The entry of a thread that found the gate free. */
@@ -123,9 +162,9 @@ final class LocalGates {
             this.channel = LocalGates.this.keys.lockChannel(name);
         }
 
-        /** Counts one more user, unless the gate is done; the thread that made it is its first. */
+        /** Counts one more user, unless the gate is retired; the thread that made it is its first. */
         private boolean join() {
-            for (int now = this.users.get(); now > 0; now = this.users.get()) {
+            for (int now = this.users.get(); now != RETIRED; now = this.users.get()) {
                 if (this.users.compareAndSet(now, now + 1)) {
                     return true;
                 }
@@ -133,9 +172,19 @@ final class LocalGates {
             return false;
         }
 
-        /** Counts one user less; returns whether that was the last: the gate is done. */
-        private boolean quit() {
-            return this.users.decrementAndGet() == 0;
+        /** Counts one user less: the last leaves the gate idle. */
+        private void quit() {
+            this.users.decrementAndGet();
+        }
+
+        /** Retires the gate if it is idle; returns whether it did (nobody joins it again). */
+        private boolean retire() {
+            return this.users.compareAndSet(0, RETIRED);
+        }
+
+        /** Whether a thread is inside or queued. */
+        private boolean inUse() {
+            return this.users.get() > 0;
         }
 
         private @Nullable Entry await(long deadlineNanos) throws InterruptedException {
