@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
  * of the lease's calls to Redis are in flight: one {@link #renewal} or extension at a time (so they
  * apply in Redis order), one {@link #release} at a time. A thread may call the lease again from a
  * listener it runs: it never waits for its own call. Call every method while holding this object's
- * monitor, but {@link Call#end}; it is notified whenever a call ends.
+ * monitor, but {@link Call#end}; it is notified whenever a call ends while a thread waits.
  */
 final class LeaseCalls {
 
@@ -17,6 +17,9 @@ final class LeaseCalls {
     /** The owner's release in flight. */
     final Call release = new Call();
 
+    /** Threads in {@link #awaitDone}: a call's end notifies only when one waits. */
+    private int waiting;
+
     /**
      * Waits until no other thread's release (and, with {@code renewalsToo}, renewal or extension)
      * is in flight. An interrupt is kept for the caller, not acted on.
@@ -24,10 +27,13 @@ final class LeaseCalls {
     void awaitDone(boolean renewalsToo) {
         boolean interrupted = false;
         while ((renewalsToo && this.renewal.elsewhere()) || this.release.elsewhere()) {
+            this.waiting++;
             try {
                 wait();
             } catch (InterruptedException e) {
                 interrupted = true;
+            } finally {
+                this.waiting--;
             }
         }
         if (interrupted) {
@@ -57,7 +63,9 @@ final class LeaseCalls {
         void end(@Nullable Thread outer) {
             synchronized (LeaseCalls.this) {
                 this.thread = outer;
-                LeaseCalls.this.notifyAll();
+                if (LeaseCalls.this.waiting > 0) {
+                    LeaseCalls.this.notifyAll();
+                }
             }
         }
     }

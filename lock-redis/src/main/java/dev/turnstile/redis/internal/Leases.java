@@ -23,8 +23,17 @@ final class Leases implements AutoCloseable {
 
     private final Watchdog watchdog;
     private final List<LeaseListener> listeners;
+    /** Sequence numbers a thread takes from {@link #ownerSequence} at once. */
+    private static final int SEQUENCE_BLOCK = 1024;
+
     private final String ownerPrefix = UUID.randomUUID().toString();
     private final AtomicLong ownerSequence = new AtomicLong();
+    /**
+     * Per thread, the next sequence number of its block and the end of the block: threads of a busy
+     * process do not all update one counter per grant.
+     */
+    private final ThreadLocal<long[]> sequenceBlock = ThreadLocal.withInitial(() -> new long[2]);
+
     private volatile boolean closed;
 
     Leases(TurnstileOptions options) {
@@ -41,9 +50,18 @@ final class Leases implements AutoCloseable {
         return this.ownerPrefix + ":";
     }
 
-    /** Returns a token unique to one grant: this instance's random id and a sequence number. */
+    /**
+     * Returns a token unique to one grant: this instance's random id and a sequence number, unique
+     * to the instance (each thread takes its numbers from a block of its own, so they do not follow
+     * the order of grants across threads).
+     */
     String newOwnerToken() {
-        return this.ownerPrefix + ":" + this.ownerSequence.incrementAndGet();
+        long[] block = this.sequenceBlock.get();
+        if (block[0] == block[1]) {
+            block[0] = this.ownerSequence.getAndAdd(SEQUENCE_BLOCK) + 1;
+            block[1] = block[0] + SEQUENCE_BLOCK;
+        }
+        return this.ownerPrefix + ":" + block[0]++;
     }
 
     /** Tells every global listener that a lease was lost; a failing listener is logged, not rethrown. */

@@ -59,7 +59,7 @@ final class ScriptRunner {
         for (int attempt = 1; ; attempt++) {
             try {
                 Object result = script.run(this.redis, keys, args);
-                this.scriptsUsed.add(script.sha());
+                markUsed(script);
                 return result;
             } catch (JedisException e) {
                 // TRYAGAIN: a cluster slot is moving and this call's keys are split for a moment.
@@ -69,6 +69,13 @@ final class ScriptRunner {
                 }
                 throw RedisErrors.translate(e, operation);
             }
+        }
+    }
+
+    /** Notes that {@code script} is cached on the server (read first: the set is written about once per script). */
+    private void markUsed(LuaScript script) {
+        if (!this.scriptsUsed.contains(script.sha())) {
+            this.scriptsUsed.add(script.sha());
         }
     }
 
@@ -138,7 +145,7 @@ final class ScriptRunner {
                     pipeline.waitReplicas(keys.get(0), this.minReplicas, this.replicaTimeout.toMillis());
             pipeline.sync();
             Object result = reply.get();
-            this.scriptsUsed.add(script.sha());
+            markUsed(script);
             return new Replicated(result, acknowledged.get());
         }
     }
