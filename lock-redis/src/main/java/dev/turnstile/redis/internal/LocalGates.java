@@ -21,8 +21,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A gate nobody is in stays in the map, idle, so that the next thread for the name joins it
  * without making one (and its keys) anew; idle gates are retired in a sweep once the map has grown
- * past {@link #IDLE_GATES_KEPT} and twice what the last sweep left, so a process keeps about that
- * many idle names at most and sweeps in amortised constant time per new gate.
+ * past {@link #IDLE_GATES_KEPT} gates and past twice what the last sweep left (the gates then in
+ * use), so the map holds at most about twice the names in use at the last sweep, or that many, and
+ * sweeps in amortised constant time per new gate.
  */
 final class LocalGates {
 

@@ -147,9 +147,14 @@ final class Watchdog implements AutoCloseable {
         this.batchScheduled.set(false);
         for (ConcurrentLinkedQueue<Runnable> queue : this.deferred) {
             for (Runnable check = queue.poll(); check != null; check = queue.poll()) {
+                if (this.deadlines.isShutdown()) {
+                    // Closed meanwhile: nothing is watched any more, as with the timers it dropped.
+                    return;
+                }
                 try {
                     check.run();
-                } catch (RuntimeException e) {
+                } catch (Throwable e) {
+                    // Each check on its own, as each timer was: one that fails stops no other.
                     log.error("A lease's deadline check failed", e);
                 }
             }
@@ -190,5 +195,6 @@ final class Watchdog implements AutoCloseable {
         this.scheduler.shutdownNow();
         this.deadlines.shutdownNow();
         this.io.shutdownNow();
+        this.deferred.forEach(ConcurrentLinkedQueue::clear);
     }
 }

@@ -62,9 +62,8 @@ class WatchdogTests {
             assertThat(runs).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
         }
         assertThat(runOn).allSatisfy(name -> assertThat(name).startsWith("turnstile-deadline-"));
-        assertThat(this.watchdog.scheduledTasks())
-                .as("a batch is not a lease's timer")
-                .isZero();
+        // A batch is not a lease's timer (one scheduled by a late flag read may still be pending).
+        await().atMost(Duration.ofSeconds(2)).until(() -> this.watchdog.scheduledTasks() == 0);
     }
 
     @Test
@@ -79,11 +78,16 @@ class WatchdogTests {
     @Test
     void aFailingCheckLeavesTheRestOfItsBatchToRun() {
         AtomicInteger runs = new AtomicInteger();
-        this.watchdog.deferDeadline(() -> {
-            throw new IllegalStateException("a check that fails");
-        });
-        this.watchdog.deferDeadline(runs::incrementAndGet);
-        await().atMost(Duration.ofSeconds(2)).until(() -> runs.get() == 1);
+        for (int i = 0; i < 50; i++) {
+            this.watchdog.deferDeadline(() -> {
+                throw new IllegalStateException("a check that fails");
+            });
+            this.watchdog.deferDeadline(() -> {
+                throw new AssertionError("a listener's error");
+            });
+            this.watchdog.deferDeadline(runs::incrementAndGet);
+        }
+        await().atMost(Duration.ofSeconds(2)).until(() -> runs.get() == 50);
     }
 
     @Test
