@@ -22,10 +22,11 @@ package dev.turnstile.redis.internal;
  * refuses it (Redis 6.0, which Azure Cache for Redis's older tiers run), the refused call changed
  * nothing, and a {@code GET} and a {@code SET} do the same (any other error, a refused command
  * for a restricted user or memory full, is raised by them as {@code redis.call} raises it).
- * Tokens are whole microseconds, far below 2^53, and are always written as strings the script
- * builds: a number handed to {@code redis.call} is formatted by the server, as {@code %.17g} (which
- * also costs the server more than the whole string) or, from Redis 7.2, in the shortest form, which
- * writes a round number such as 1796376700000000 as {@code 1.7963767e+15}. The usual block is the
+ * Tokens are whole microseconds, far below 2^53, and the counter is written as a string the script
+ * builds, for what it costs the server: a number handed to {@code redis.call} is formatted by the
+ * server (with {@code %.17g} on Redis 7.0), which costs it about as much as {@code %.0f} in Lua and
+ * more than the {@code %06d} below (the counter's ttl for a lock's block comes from the client as
+ * text for the same reason). The usual block is the
  * clock's seconds followed by its microseconds plus the reserve, zero-padded to six digits
  * ({@code %06d}, exact for numbers below a million whatever the platform's C {@code long}); a block
  * that crosses a second, and a block above the counter, are written with {@code %.0f}, exact for
