@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -31,6 +32,9 @@ public final class RedisProcesses {
 
     /** The name of the file in a server's directory that takes its standard output and error. */
     public static final String LOG = "redis.log";
+
+    /** The lowest port a server is placed on: above the registered services most machines run. */
+    private static final int FIRST_PORT = 10_000;
 
     private RedisProcesses() {}
 
@@ -137,16 +141,40 @@ public final class RedisProcesses {
     }
 
     /**
-     * Returns a loopback port that is free now and is not 6379. Another process may take it before
-     * a server binds it: {@link #awaitOwnServer} tells.
+     * Returns a loopback port that is free now, is not 6379, and lies below the range the kernel
+     * hands out as the local port of outgoing connections. A server keeps its port across {@link
+     * RedisServer#restart()}; a port in that range can be taken, while the server is down, by any
+     * client connection of the machine (its own tests' included), and the restart then fails. Another
+     * process may still take the port before a server binds it: {@link #awaitOwnServer} tells.
      */
     public static int freePort() {
+        return freePort(0);
+    }
+
+    /**
+     * Returns a free loopback port as {@link #freePort()} does, such that {@code port + offset} is
+     * free and below the outgoing connections' range too (a cluster node's bus port is its port plus
+     * 10000). Falls back to a port the kernel picks if the range leaves too little room below it.
+     */
+    static int freePort(int offset) {
+        int below = firstEphemeralPort() - offset;
+        if (below - FIRST_PORT >= 1_000) {
+            for (int attempt = 0; attempt < 200; attempt++) {
+                int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, below);
+                if (port != 6379
+                        && port + offset != 6379
+                        && bindable(port)
+                        && (offset == 0 || bindable(port + offset))) {
+                    return port;
+                }
+            }
+        }
         for (int attempt = 0; attempt < 50; attempt++) {
             try (ServerSocket socket = new ServerSocket()) {
                 socket.setReuseAddress(false);
                 socket.bind(new InetSocketAddress("127.0.0.1", 0));
                 int port = socket.getLocalPort();
-                if (port != 6379) {
+                if (port != 6379 && (offset == 0 || bindable(port + offset))) {
                     return port;
                 }
             } catch (IOException e) {
@@ -154,5 +182,32 @@ public final class RedisProcesses {
             }
         }
         throw new IllegalStateException("No free loopback port found");
+    }
+
+    /**
+     * Returns the first port of the range the kernel picks outgoing connections' local ports from:
+     * Linux's {@code net.ipv4.ip_local_port_range}, or 32768 (Linux's default, below the 49152 of
+     * other systems) where it cannot be read.
+     */
+    static int firstEphemeralPort() {
+        try {
+            // Files.readString reads a /proc file, whose size shows as 0, only in part
+            String range = Files.readAllLines(
+                            Path.of("/proc/sys/net/ipv4/ip_local_port_range"), StandardCharsets.US_ASCII)
+                    .get(0);
+            return Integer.parseInt(range.strip().split("\\s+")[0]);
+        } catch (IOException | RuntimeException unreadable) {
+            return 32_768;
+        }
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(false);
+            socket.bind(new InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 }

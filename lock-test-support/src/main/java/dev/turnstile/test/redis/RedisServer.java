@@ -2,8 +2,6 @@ package dev.turnstile.test.redis;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -409,25 +407,9 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** A free port whose cluster bus port (port + 10000) is free too. */
+    /** A free port whose cluster bus port (port + 10000) is free too, both below the outgoing connections' range. */
     static int freeClusterPort() {
-        java.util.Random random = new java.util.Random();
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int port = 20_000 + random.nextInt(35_000);
-            if (bindable(port) && bindable(port + 10_000)) {
-                return port;
-            }
-        }
-        throw new IllegalStateException("No free port pair for a cluster node");
-    }
-
-    private static boolean bindable(int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.bind(new InetSocketAddress("127.0.0.1", port));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        return RedisProcesses.freePort(10_000);
     }
 
     /**

@@ -62,6 +62,19 @@ class RedisServerIntegrationTests {
     }
 
     @Test
+    void portsAreChosenBelowTheRangeOutgoingConnectionsTakeTheirsFromSoARestartFindsItsPortFree() {
+        int firstEphemeral = RedisProcesses.firstEphemeralPort();
+        for (int i = 0; i < 200; i++) {
+            assertThat(RedisProcesses.freePort())
+                    .isBetween(10_000, firstEphemeral - 1)
+                    .isNotEqualTo(6379);
+            int node = RedisServer.freeClusterPort();
+            assertThat(node + 10_000).isBetween(20_000, firstEphemeral - 1);
+        }
+        assertThat(redis.server().port()).isLessThan(firstEphemeral);
+    }
+
+    @Test
     void aFreePortTakenByAnotherServerMeanwhileIsGivenUpForAnotherAndTheOtherIsNotTouched() {
         RedisServer other = redis.server();
         other.client().set("owner", "other");
