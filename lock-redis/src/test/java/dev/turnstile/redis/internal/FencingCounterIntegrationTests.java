@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.test.redis.RedisServerExtension;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -58,6 +59,23 @@ class FencingCounterIntegrationTests {
         assertThat(this.client.get(FENCE)).isEqualTo(counter);
         long ttl = 35_000 + (reserve - 1 + 999) / 1000;
         assertThat(this.client.pttl(FENCE)).isBetween(ttl - 2_000, ttl);
+    }
+
+    @Test
+    void everyDigitOfTheBlockIsWrittenInItsPlaceForMicrosecondsAcrossTheWholeSecond() {
+        Random random = new Random(42);
+        for (int i = 0; i < 2_000; i++) {
+            int reserve = new int[] {1, 2, 32, 1000}[i % 4];
+            int micros = i < 1_000 ? i * 997 % 1_000_000 : random.nextInt(1_000_000);
+            long seconds = 1_796_376_700L + i;
+            long first = seconds * 1_000_000 + micros;
+            this.client.del(FENCE);
+            assertThat(issue(reserve, 35_000, Long.toString(seconds), Integer.toString(micros)))
+                    .isEqualTo(first);
+            assertThat(this.client.get(FENCE))
+                    .as("%d µs past %d s, %d tokens", micros, seconds, reserve)
+                    .isEqualTo(Long.toString(first + reserve - 1));
+        }
     }
 
     @Test
