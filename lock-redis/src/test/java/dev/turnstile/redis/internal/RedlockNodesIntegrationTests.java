@@ -142,12 +142,16 @@ class RedlockNodesIntegrationTests {
             assertThat(firstMillis)
                     .as("bounded by the 50 ms deadline, not the 2 s socket timeout")
                     .isLessThan(1_000);
+            // A master that missed the first deadline goes through its pool on the next call: the
+            // stalled one, and any other that a busy machine kept from answering within 50 ms.
+            long missed = first.stream().filter(answer -> !answer.answered()).count();
             long pooled = this.nodes.pooledCalls();
             List<RedlockNodes.Answer<Object>> second = echo(2, 50);
             assertThat(second.get(2).answered()).isFalse();
             assertThat(this.nodes.pooledCalls() - pooled)
-                    .as("the stalled master's call went through its pool")
-                    .isEqualTo(1);
+                    .as("the calls of the masters that missed the first deadline, the stalled one's among them,"
+                            + " went through their pools")
+                    .isEqualTo(missed);
         } finally {
             masters.get(2).resume();
         }
