@@ -1,6 +1,7 @@
 package dev.turnstile.redis.internal;
 
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -136,12 +137,27 @@ final class LocalGates {
         private static final int RETIRED = -1;
 
         private final String name;
-        /** The name's lock key, fencing counter and release channel, built once per gate. */
+        /**
+         * The name's lock key, fencing counter, contended marker, forced-release marker and release
+         * channel, the key lists its scripts take and the words that name its calls in errors, built
+         * once per gate (a kept gate serves every later acquisition of its name).
+         */
         final String lockKey;
 
         final String fenceKey;
         final String contendedKey;
+        final String forceReleasedKey;
         final String channel;
+        /** The acquire's keys where nobody reads the contended marker: lock, fence. */
+        final List<String> acquireKeys;
+        /** The acquire's keys where a refused acquire writes the contended marker: lock, fence, marker. */
+        final List<String> markingAcquireKeys;
+        /** The release's and renewal's keys: lock, forced-release marker. */
+        final List<String> ownerKeys;
+
+        final String acquireOperation;
+        final String releaseOperation;
+        final String subject;
         private final ReentrantLock lock = new ReentrantLock();
         private final ArrayDeque<QueuedThread<Entry>> queue = new ArrayDeque<>(4);
         private final TurnPace pace = new TurnPace();
@@ -160,7 +176,14 @@ final class LocalGates {
             this.lockKey = LocalGates.this.keys.lock(name);
             this.fenceKey = LocalGates.this.keys.lockFence(name);
             this.contendedKey = LocalGates.this.keys.lockContended(name);
+            this.forceReleasedKey = LocalGates.this.keys.lockForceReleased(name);
             this.channel = LocalGates.this.keys.lockChannel(name);
+            this.acquireKeys = List.of(this.lockKey, this.fenceKey);
+            this.markingAcquireKeys = List.of(this.lockKey, this.fenceKey, this.contendedKey);
+            this.ownerKeys = List.of(this.lockKey, this.forceReleasedKey);
+            this.acquireOperation = "acquire lock '" + name + "'";
+            this.releaseOperation = "release lock '" + name + "'";
+            this.subject = "Lock '" + name + "'";
         }
 
         /** Counts one more user, unless the gate is retired; the thread that made it is its first. */

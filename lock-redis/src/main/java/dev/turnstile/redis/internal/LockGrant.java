@@ -9,10 +9,10 @@ import java.util.List;
  * owner-checked. Under {@code minReplicas} a renewal and a hold must reach that many replicas, as
  * the grant did. The holders of one lock cohort share the owner token; each has its own grant.
  *
+ * @param gate the name's local gate, which holds its keys and the words that name its calls
  * @param grantedAtMillis the server's clock at the grant (or at the hand-off), in milliseconds
  */
-record LockGrant(
-        RedisDeployment deployment, String name, String key, String channel, String ownerToken, long grantedAtMillis)
+record LockGrant(RedisDeployment deployment, String name, LocalGates.Gate gate, String ownerToken, long grantedAtMillis)
         implements Grant {
 
     /**
@@ -23,7 +23,7 @@ record LockGrant(
     @Override
     public Renewal renew(Duration leaseTime) {
         String operation = "renew lock '" + this.name + "'";
-        List<String> keys = List.of(this.key, this.deployment.keys().lockForceReleased(this.name));
+        List<String> keys = this.gate.ownerKeys;
         List<String> args = List.of(this.ownerToken, Long.toString(leaseTime.toMillis()));
         int minReplicas = this.deployment.options().minReplicas();
         long code;
@@ -47,31 +47,34 @@ record LockGrant(
 
     @Override
     public long release() {
-        return release(this.deployment, this.name, this.key, this.channel, this.ownerToken);
+        return release(this.deployment, this.gate, this.ownerToken);
     }
 
     /**
-     * Releases {@code ownerToken}'s grant of lock {@code name}; -1 if not held by it (-2 if a forced
-     * release took it from this owner), else the waiters told.
+     * Releases {@code ownerToken}'s grant of the lock of {@code gate}; -1 if not held by it (-2 if a
+     * forced release took it from this owner), else the waiters told.
      */
-    static long release(RedisDeployment deployment, String name, String key, String channel, String ownerToken) {
+    static long release(RedisDeployment deployment, LocalGates.Gate gate, String ownerToken) {
         return (Long) Uninterrupted.call(() -> deployment
                 .scripts()
                 .eval(
                         LockScripts.RELEASE,
-                        "release lock '" + name + "'",
-                        List.of(key, deployment.keys().lockForceReleased(name)),
-                        List.of(ownerToken, channel, deployment.signalMode().publishCommand())));
+                        gate.releaseOperation,
+                        gate.ownerKeys,
+                        List.of(
+                                ownerToken,
+                                gate.channel,
+                                deployment.signalMode().publishCommand())));
     }
 
     /** Under {@code minReplicas} the new time to live waits for the replicas too, as the grant did. */
     @Override
     public long releaseAfter(Duration holdAtLeast) {
-        String operation = "release lock '" + this.name + "'";
-        List<String> keys = List.of(this.key, this.deployment.keys().lockForceReleased(this.name));
+        String operation = this.gate.releaseOperation;
+        List<String> keys = this.gate.ownerKeys;
         List<String> args = List.of(
                 this.ownerToken,
-                this.channel,
+                this.gate.channel,
                 this.deployment.signalMode().publishCommand(),
                 Long.toString(this.grantedAtMillis),
                 Long.toString(Durations.ceilMillis(holdAtLeast)));

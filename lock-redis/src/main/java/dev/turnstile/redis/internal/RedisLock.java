@@ -102,9 +102,7 @@ final class RedisLock extends AllOrNothingLock {
             }
             // Too little of the grant is left to hold (this thread was slow to wake): back to Redis.
             // Processes told of that release get the head start a release by the holder gives them.
-            yieldFirst = releaseQuietly(
-                            name, gate.lockKey, gate.channel, handOff.cohort().ownerToken())
-                    > 0;
+            yieldFirst = releaseQuietly(gate, handOff.cohort().ownerToken()) > 0;
         }
         return Optional.ofNullable(Acquisition.await(
                 this.deployment.signals(),
@@ -134,8 +132,7 @@ final class RedisLock extends AllOrNothingLock {
                     new LockGrant(
                             this.deployment,
                             name,
-                            gate.lockKey,
-                            gate.channel,
+                            gate,
                             cohort.ownerToken(),
                             cohort.serverMillisAt(handOff.handedNanos())),
                     gate.place(cohort));
@@ -145,7 +142,6 @@ final class RedisLock extends AllOrNothingLock {
 
     private WaitLoop.Outcome<ManagedLease> attempt(String name, LeaseTerms terms, LocalGates.Gate gate) {
         String owner = this.deployment.leases().newOwnerToken();
-        String key = gate.lockKey;
         // Every grant reserves its cohort's tokens, also when nobody queues yet: threads that come
         // while it is held get it passed on. (Read once: the script and the cohort must agree.)
         int holders = this.deployment.options().cohortHolders();
@@ -154,8 +150,7 @@ final class RedisLock extends AllOrNothingLock {
         // Where a cohort never refills (a cluster, sharded pub/sub, minReplicas), nobody reads the
         // contended marker: a refused acquire does not write it.
         Cohort.Refill refill = CohortRefill.of(this.deployment, name, gate);
-        List<String> keys =
-                refill == null ? List.of(key, gate.fenceKey) : List.of(key, gate.fenceKey, gate.contendedKey);
+        List<String> keys = refill == null ? gate.acquireKeys : gate.markingAcquireKeys;
         List<String> args = List.of(
                 owner,
                 terms.millis(),
@@ -167,15 +162,15 @@ final class RedisLock extends AllOrNothingLock {
                     .scripts()
                     .evalGranting(
                             LockScripts.ACQUIRE,
-                            "acquire lock '" + name + "'",
+                            gate.acquireOperation,
                             keys,
                             args,
-                            "Lock '" + name + "'",
-                            () -> releaseQuietly(name, key, gate.channel, owner)));
+                            gate.subject,
+                            () -> releaseQuietly(gate, owner)));
         } catch (RuntimeException e) {
             // Unreachable, or a script that failed part-way (a command the Redis user may not run)
             // after its SET: free what it may have granted instead of leaving it for the lease.
-            releaseQuietly(name, key, gate.channel, owner);
+            releaseQuietly(gate, owner);
             throw e;
         }
         LockScripts.Acquired acquired = LockScripts.Acquired.of(reply);
@@ -198,7 +193,7 @@ final class RedisLock extends AllOrNothingLock {
                     value,
                     terms,
                     sent,
-                    new LockGrant(this.deployment, name, key, gate.channel, owner, grantedAt),
+                    new LockGrant(this.deployment, name, gate, owner, grantedAt),
                     gate.place(cohort)));
         }
         // (The lease's construction only assigns fields: nothing can fail between grant and lease.)
@@ -210,9 +205,9 @@ final class RedisLock extends AllOrNothingLock {
      *
      * @return the processes told of the release, or -1 (not held by this owner, or Redis unreachable)
      */
-    private long releaseQuietly(String name, String key, String channel, String owner) {
+    private long releaseQuietly(LocalGates.Gate gate, String owner) {
         try {
-            return LockGrant.release(this.deployment, name, key, channel, owner);
+            return LockGrant.release(this.deployment, gate, owner);
         } catch (RuntimeException unreachable) {
             return -1; // the grant, if any, expires by its own TTL
         }
