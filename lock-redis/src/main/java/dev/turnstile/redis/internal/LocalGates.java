@@ -156,6 +156,7 @@ final class LocalGates {
         final List<String> ownerKeys;
 
         final String acquireOperation;
+        final String renewOperation;
         final String releaseOperation;
         final String subject;
         private final ReentrantLock lock = new ReentrantLock();
@@ -182,6 +183,7 @@ final class LocalGates {
             this.markingAcquireKeys = List.of(this.lockKey, this.fenceKey, this.contendedKey);
             this.ownerKeys = List.of(this.lockKey, this.forceReleasedKey);
             this.acquireOperation = "acquire lock '" + name + "'";
+            this.renewOperation = "renew lock '" + name + "'";
             this.releaseOperation = "release lock '" + name + "'";
             this.subject = "Lock '" + name + "'";
         }

@@ -22,7 +22,7 @@ record LockGrant(RedisDeployment deployment, String name, LocalGates.Gate gate, 
      */
     @Override
     public Renewal renew(Duration leaseTime) {
-        String operation = "renew lock '" + this.name + "'";
+        String operation = this.gate.renewOperation;
         List<String> keys = this.gate.ownerKeys;
         List<String> args = List.of(this.ownerToken, Long.toString(leaseTime.toMillis()));
         int minReplicas = this.deployment.options().minReplicas();

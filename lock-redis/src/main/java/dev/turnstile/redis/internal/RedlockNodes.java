@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
@@ -35,6 +36,9 @@ final class RedlockNodes implements AutoCloseable {
     private final List<UnifiedJedis> masters;
     private final List<String> names;
     private final List<ThreadPoolExecutor> executors = new ArrayList<>();
+    /** Scripts sent through a master's pool, not on the caller's thread (for tests). */
+    private final LongAdder pooledScripts = new LongAdder();
+
     private final DirectCalls direct;
 
     /** @param names how messages name each master, in the masters' order */
@@ -176,6 +180,7 @@ final class RedlockNodes implements AutoCloseable {
 
     private CompletableFuture<Object> pooledScript(
             int index, LuaScript script, List<String> keys, List<String> args, long deadlineNanos, boolean dropIfLate) {
+        this.pooledScripts.increment();
         return submit(index, master -> script.run(master, keys, args), deadlineNanos, dropIfLate);
     }
 
@@ -321,7 +326,18 @@ final class RedlockNodes implements AutoCloseable {
         return true;
     }
 
-    /** Returns how many calls were handed to the masters' pools so far (for tests). */
+    /**
+     * Returns how many scripts were sent through the masters' pools so far (for tests): unlike
+     * {@link #pooledCalls()}, no connection handed back through a pool is counted.
+     */
+    long pooledScripts() {
+        return this.pooledScripts.sum();
+    }
+
+    /**
+     * Returns how many tasks were handed to the masters' pools so far (for tests): calls, and
+     * connections handed back.
+     */
     long pooledCalls() {
         return this.executors.stream()
                 .mapToLong(ThreadPoolExecutor::getTaskCount)

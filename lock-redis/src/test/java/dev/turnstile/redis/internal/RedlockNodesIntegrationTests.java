@@ -145,10 +145,10 @@ class RedlockNodesIntegrationTests {
             // A master that missed the first deadline goes through its pool on the next call: the
             // stalled one, and any other that a busy machine kept from answering within 50 ms.
             long missed = first.stream().filter(answer -> !answer.answered()).count();
-            long pooled = this.nodes.pooledCalls();
+            long pooled = this.nodes.pooledScripts();
             List<RedlockNodes.Answer<Object>> second = echo(2, 50);
             assertThat(second.get(2).answered()).isFalse();
-            assertThat(this.nodes.pooledCalls() - pooled)
+            assertThat(this.nodes.pooledScripts() - pooled)
                     .as("the calls of the masters that missed the first deadline, the stalled one's among them,"
                             + " went through their pools")
                     .isEqualTo(missed);

@@ -144,8 +144,10 @@ public final class RedisProcesses {
      * Returns a loopback port that is free now, is not 6379, and lies below the range the kernel
      * hands out as the local port of outgoing connections. A server keeps its port across {@link
      * RedisServer#restart()}; a port in that range can be taken, while the server is down, by any
-     * client connection of the machine (its own tests' included), and the restart then fails. Another
-     * process may still take the port before a server binds it: {@link #awaitOwnServer} tells.
+     * client connection of the machine (its own tests' included), and the restart then fails. Where
+     * that range leaves fewer than 1,000 ports above 10000 (it starts below 11000), the kernel picks
+     * the port, inside the range. Another process may still take the port before a server binds it:
+     * {@link #awaitOwnServer} tells.
      */
     public static int freePort() {
         return freePort(0);
@@ -174,7 +176,7 @@ public final class RedisProcesses {
                 socket.setReuseAddress(false);
                 socket.bind(new InetSocketAddress("127.0.0.1", 0));
                 int port = socket.getLocalPort();
-                if (port != 6379 && (offset == 0 || bindable(port + offset))) {
+                if (port != 6379 && port + offset <= 65_535 && (offset == 0 || bindable(port + offset))) {
                     return port;
                 }
             } catch (IOException e) {

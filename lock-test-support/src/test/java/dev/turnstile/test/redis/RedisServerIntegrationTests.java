@@ -2,6 +2,7 @@ package dev.turnstile.test.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,7 @@ class RedisServerIntegrationTests {
     @Test
     void portsAreChosenBelowTheRangeOutgoingConnectionsTakeTheirsFromSoARestartFindsItsPortFree() {
         int firstEphemeral = RedisProcesses.firstEphemeralPort();
+        assumeTrue(firstEphemeral >= 21_000, "the outgoing connections' range leaves no room below it");
         for (int i = 0; i < 200; i++) {
             assertThat(RedisProcesses.freePort())
                     .isBetween(10_000, firstEphemeral - 1)
