@@ -28,9 +28,8 @@ package dev.turnstile.redis.internal;
  * (the counter's ttl for a lock's block comes from the client as text for the same reason). The
  * usual block is the clock's seconds followed by its microseconds plus the reserve as six digits,
  * each taken with {@code %} and written with one {@code string.char}: exact for whole numbers below
- * a million, the same text as {@code %06d}, and no {@code sprintf}, whose code is cold in the
- * server between two scripts (it cost a cycle 2 to 3 µs of server time on one machine, where a loop
- * of it in one script shows 0.5). A block that crosses a second, and a block above the counter, are
+ * a million, the same text as {@code %06d} ({@code FencingCounterIntegrationTests} compares them),
+ * and no call into the C library's {@code sprintf}. A block that crosses a second, and a block above the counter, are
  * written with {@code %.0f}, exact for whole numbers below 2^53.
  */
 final class FencingCounter {
