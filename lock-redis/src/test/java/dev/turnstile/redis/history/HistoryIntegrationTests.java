@@ -124,6 +124,7 @@ class HistoryIntegrationTests {
                     + " |");
         }
         System.out.println(primitive.label + " under " + fault.label + " (" + result.faults() + " faults): " + verdict);
+        keepIfFound(result);
         assertThat(verdict.holds()).as("the workload made progress").isPositive();
         if (fault != Fault.NONE) {
             assertThat(result.faults()).as("the nemesis applied its fault").isPositive();
@@ -147,6 +148,26 @@ class HistoryIntegrationTests {
                 .as("overlaps explained: %s", verdict)
                 .isZero();
         assertThat(verdict.tokenInversions()).as("tokens increase: %s", verdict).isZero();
+    }
+
+    /**
+     * Keeps the history of a cell with any finding in {@code target/history/PRIMITIVE-FAULT.tsv}
+     * (one {@link dev.turnstile.test.history.Hold#line()} per acquisition), for reading it again.
+     */
+    private static void keepIfFound(HistoryRun.Result result) throws IOException {
+        HistoryChecker.Verdict verdict = result.verdict();
+        if (verdict.unexplainedOverlaps() + verdict.tokenInversions() + verdict.lateLosses() + verdict.hangs() == 0) {
+            return;
+        }
+        Path dir = Path.of("target", "history");
+        Files.createDirectories(dir);
+        Path file = dir.resolve(result.primitive() + "-" + result.fault() + ".tsv");
+        Files.write(
+                file,
+                result.holds().stream()
+                        .map(dev.turnstile.test.history.Hold::line)
+                        .toList());
+        System.out.println("The history of that cell: " + file.toAbsolutePath());
     }
 
     @AfterAll

@@ -52,12 +52,20 @@ final class HistoryRun {
         this.redis = redis;
     }
 
-    /** What one cell gave. */
     /**
+     * What one cell gave.
+     *
+     * @param holds every acquisition of every process, as the checker judged them
      * @param failoverMillis for a Sentinel failover, from the cut of replication to the new master's
      *     promotion; else -1
      */
-    record Result(Primitive primitive, Fault fault, HistoryChecker.Verdict verdict, int faults, long failoverMillis) {}
+    record Result(
+            Primitive primitive,
+            Fault fault,
+            HistoryChecker.Verdict verdict,
+            List<Hold> holds,
+            int faults,
+            long failoverMillis) {}
 
     Result run(Primitive primitive, Fault fault, Duration length) throws Exception {
         List<RedisServer> servers = servers(primitive);
@@ -169,7 +177,8 @@ final class HistoryRun {
                 }
                 holds.addAll(History.read(this.childFiles.get(i)));
             }
-            return new Result(this.primitive, this.fault, this.checker.check(holds), this.faults, this.failoverMillis);
+            return new Result(
+                    this.primitive, this.fault, this.checker.check(holds), holds, this.faults, this.failoverMillis);
         }
 
         private void addInJvmProcess(String process, boolean throughProxy) {
