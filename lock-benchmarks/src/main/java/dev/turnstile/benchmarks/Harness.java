@@ -45,8 +45,10 @@ record Harness(RedisServer server, CountingRedis client, Duration warmUp, Durati
         }
         List<Measurement> medians = new ArrayList<>();
         for (List<Measurement> results : trialsOf) {
+            List<Double> rounds =
+                    results.stream().map(Measurement::acquisitionsPerSecond).toList();
             results.sort((a, b) -> Double.compare(a.acquisitionsPerSecond(), b.acquisitionsPerSecond()));
-            medians.add(results.get(results.size() / 2));
+            medians.add(results.get(results.size() / 2).withRounds(rounds));
         }
         return medians;
     }
@@ -131,7 +133,8 @@ record Harness(RedisServer server, CountingRedis client, Duration warmUp, Durati
                 percentile(latencies, 0.99) / 1e3,
                 scenario.contended() ? percentile(handoff, 0.50) / 1e3 : Double.NaN,
                 total == 0 ? Double.NaN : cpu / 1e3 / total,
-                total == 0 ? Double.NaN : serverCpu * 1e6 / total);
+                total == 0 ? Double.NaN : serverCpu * 1e6 / total,
+                List.of(total / (elapsed / 1e9)));
     }
 
     /** Every command but the harness's own (INFO, CONFIG). */

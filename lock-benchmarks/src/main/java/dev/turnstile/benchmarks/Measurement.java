@@ -1,5 +1,7 @@
 package dev.turnstile.benchmarks;
 
+import java.util.List;
+
 /**
  * What one scenario measured: the median of its trials.
  *
@@ -16,6 +18,8 @@ package dev.turnstile.benchmarks;
  * @param cpuMicrosPerAcquisition client (this JVM's) CPU time per acquisition, in microseconds
  * @param serverCpuMicrosPerAcquisition the Redis server's main-thread CPU time per acquisition, in
  *     microseconds: what each acquisition costs the one thread every client of that server shares
+ * @param roundRates granted acquisitions per second of each timed trial, in the order of the rounds
+ *     (round {@code i} of every scenario of a group ran back to back)
  */
 record Measurement(
         Scenario scenario,
@@ -26,4 +30,21 @@ record Measurement(
         double acquireP99Micros,
         double handoffP50Micros,
         double cpuMicrosPerAcquisition,
-        double serverCpuMicrosPerAcquisition) {}
+        double serverCpuMicrosPerAcquisition,
+        List<Double> roundRates) {
+
+    /** This measurement, with the rates of every round it was the median of. */
+    Measurement withRounds(List<Double> rates) {
+        return new Measurement(
+                this.scenario,
+                this.acquisitionsPerSecond,
+                this.roundTripsPerAcquisition,
+                this.commandsPerAcquisition,
+                this.acquireP50Micros,
+                this.acquireP99Micros,
+                this.handoffP50Micros,
+                this.cpuMicrosPerAcquisition,
+                this.serverCpuMicrosPerAcquisition,
+                List.copyOf(rates));
+    }
+}

@@ -92,13 +92,14 @@ record Report(
                 double value = contender.acquisitionsPerSecond() / reference.acquisitionsPerSecond();
                 rows.append(String.format(
                         Locale.ROOT,
-                        "| %s | %s | %s | %,.0f / %,.0f | **%.2f×** | %s |%n",
+                        "| %s | %s | %s | %,.0f / %,.0f | **%.2f×** | %s | %s |%n",
                         ratio.group(),
                         ratio.contender(),
                         ratio.reference(),
                         contender.acquisitionsPerSecond(),
                         reference.acquisitionsPerSecond(),
                         value,
+                        roundRatios(contender, reference),
                         Double.isNaN(ratio.target())
                                 ? "–"
                                 : String.format(
@@ -112,8 +113,26 @@ record Report(
             return "";
         }
         return "\n### Ratios within this run\n\n"
-                + "| group | contender | against | acquisitions/s | ratio | target |\n"
-                + "|---|---|---|---:|---:|---|\n" + rows;
+                + "The ratio is of the two medians; \"each round\" gives the lowest and highest ratio of the two"
+                + " rows' trials of one round, which ran back to back: how far one trial's ratio strays on this"
+                + " machine.\n\n"
+                + "| group | contender | against | acquisitions/s | ratio | each round | target |\n"
+                + "|---|---|---|---:|---:|---:|---|\n" + rows;
+    }
+
+    /** The lowest and highest ratio of the two rows' trials of one round, as {@code 0.84–0.95×}. */
+    private static String roundRatios(Measurement contender, Measurement reference) {
+        int rounds =
+                Math.min(contender.roundRates().size(), reference.roundRates().size());
+        double low = Double.POSITIVE_INFINITY;
+        double high = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < rounds; i++) {
+            double ratio =
+                    contender.roundRates().get(i) / reference.roundRates().get(i);
+            low = Math.min(low, ratio);
+            high = Math.max(high, ratio);
+        }
+        return rounds == 0 ? "–" : String.format(Locale.ROOT, "%.2f–%.2f×", low, high);
     }
 
     private static @Nullable Measurement row(List<Measurement> group, String contender) {
