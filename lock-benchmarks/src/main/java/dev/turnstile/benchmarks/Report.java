@@ -114,19 +114,22 @@ record Report(
         }
         return "\n### Ratios within this run\n\n"
                 + "The ratio is of the two medians; \"each round\" gives the lowest and highest ratio of the two"
-                + " rows' trials of one round, which ran back to back: how far one trial's ratio strays on this"
-                + " machine.\n\n"
+                + " rows' trials of the same round (a group's scenarios take their trials in turns): how far"
+                + " one trial's ratio strays on this machine.\n\n"
                 + "| group | contender | against | acquisitions/s | ratio | each round | target |\n"
                 + "|---|---|---|---:|---:|---:|---|\n" + rows;
     }
 
-    /** The lowest and highest ratio of the two rows' trials of one round, as {@code 0.84–0.95×}. */
+    /** The lowest and highest ratio of the two rows' trials of the same round, as {@code 0.84–0.95×}. */
     private static String roundRatios(Measurement contender, Measurement reference) {
         int rounds =
                 Math.min(contender.roundRates().size(), reference.roundRates().size());
         double low = Double.POSITIVE_INFINITY;
         double high = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < rounds; i++) {
+            if (reference.roundRates().get(i) <= 0) {
+                return "–"; // a round with no acquisition of the reference has no ratio
+            }
             double ratio =
                     contender.roundRates().get(i) / reference.roundRates().get(i);
             low = Math.min(low, ratio);

@@ -151,22 +151,26 @@ class HistoryIntegrationTests {
     }
 
     /**
-     * Keeps the history of a cell with any finding in {@code target/history/PRIMITIVE-FAULT.tsv}
-     * (one {@link dev.turnstile.test.history.Hold#line()} per acquisition), for reading it again.
+     * Keeps the history of a cell with any finding in {@code target/history/PRIMITIVE-FAULT.tsv},
+     * as {@link dev.turnstile.test.history.History#read} reads it back (the kills and pauses the
+     * checker was told of are in the cell's output, not in the file); a cell without a finding
+     * removes the file an earlier run left.
      */
     private static void keepIfFound(HistoryRun.Result result) throws IOException {
         HistoryChecker.Verdict verdict = result.verdict();
+        Path dir = Path.of("target", "history");
+        Path file = dir.resolve(result.primitive() + "-" + result.fault() + ".tsv");
         if (verdict.unexplainedOverlaps() + verdict.tokenInversions() + verdict.lateLosses() + verdict.hangs() == 0) {
+            Files.deleteIfExists(file);
             return;
         }
-        Path dir = Path.of("target", "history");
         Files.createDirectories(dir);
-        Path file = dir.resolve(result.primitive() + "-" + result.fault() + ".tsv");
-        Files.write(
-                file,
-                result.holds().stream()
-                        .map(dev.turnstile.test.history.Hold::line)
-                        .toList());
+        List<dev.turnstile.test.history.Hold> holds = result.holds();
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < holds.size(); i++) {
+            lines.add((i + 1) + "\t" + holds.get(i).line());
+        }
+        Files.write(file, lines);
         System.out.println("The history of that cell: " + file.toAbsolutePath());
     }
 

@@ -5,24 +5,31 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * The time base of histories: microseconds since the epoch, read from this JVM's monotonic clock
- * anchored once to the wall clock. Every JVM on one machine anchors to the same wall clock, so the
- * times recorded by a test's child JVMs and by the test itself can be compared, and a wall-clock
- * step during a run does not bend them.
+ * The time base of histories: microseconds since the epoch, read from the monotonic clock ({@link
+ * System#nanoTime()}) anchored once to the wall clock, so that a wall-clock step during a run does
+ * not bend them.
  *
- * <p>The anchor is the wall clock read between two readings of the monotonic clock, taken again
- * until the two readings are at most {@value #TIGHT_NANOS} ns apart (at most {@value #ATTEMPTS}
- * times, keeping the tightest): a thread preempted between the two clocks would otherwise anchor its
- * JVM milliseconds off the others (8.5 ms, seen on one of 40 JVMs started on a busy 2-core machine),
- * and a history checker comparing holds across processes would see overlaps and token inversions
- * that never happened. {@link #anchorError()} says how far off the anchor may be.
+ * <p>Times recorded by a test and by the child JVMs it starts are compared by a history checker, so
+ * they share one anchor: {@link dev.turnstile.test.redis.ChildJvm} hands this JVM's anchor to every
+ * child ({@value #ANCHOR_PROPERTY}), and the monotonic clock is the machine's, the same in every
+ * process (Linux's {@code CLOCK_MONOTONIC}). A JVM started otherwise takes its own anchor: the wall
+ * clock read between two readings of the monotonic clock, taken again until they are at most
+ * {@value #TIGHT_NANOS} ns apart (at most {@value #ATTEMPTS} times, keeping the tightest). Reading
+ * the two clocks one after the other, as this class once did, anchored a JVM milliseconds off when
+ * its thread was preempted between them (8.5 ms, seen on one of 40 JVMs started on a busy 2-core
+ * machine), and the checker saw overlaps and token inversions between processes that never happened.
  */
 public final class HistoryClock {
 
-    static final long TIGHT_NANOS = 20_000;
+    /** The system property that gives a child JVM its parent's anchor: {@code nanos:micros:error}. */
+    public static final String ANCHOR_PROPERTY = "turnstile.history.anchor";
+
+    static final long TIGHT_NANOS = 2_000;
     static final int ATTEMPTS = 10_000;
 
-    private static final Anchor ANCHOR = Anchor.take(System::nanoTime, Instant::now);
+    private static final Anchor ANCHOR = System.getProperty(ANCHOR_PROPERTY) != null
+            ? Anchor.parse(System.getProperty(ANCHOR_PROPERTY))
+            : Anchor.take(System::nanoTime, Instant::now);
 
     private HistoryClock() {}
 
@@ -31,9 +38,14 @@ public final class HistoryClock {
         return ANCHOR.micros(System.nanoTime());
     }
 
-    /** Returns how far this JVM's anchor may be from the wall clock, at most: half its bracket, µs. */
+    /** Returns how far this JVM's anchor may be from the wall clock, at most, in µs. */
     public static long anchorError() {
         return ANCHOR.errorMicros();
+    }
+
+    /** Returns the JVM option that gives a child JVM this JVM's anchor. */
+    public static String childOption() {
+        return "-D" + ANCHOR_PROPERTY + "=" + ANCHOR.nanos() + ":" + ANCHOR.micros() + ":" + ANCHOR.errorMicros();
     }
 
     /** Returns this JVM's anchor. */
@@ -47,25 +59,37 @@ public final class HistoryClock {
      */
     record Anchor(long nanos, long micros, long errorMicros) {
 
-        /** Reads the wall clock between two readings of {@code monotonic} until they are close. */
+        /**
+         * Reads the wall clock between two readings of {@code monotonic} until they are close; the
+         * anchor is their midpoint, off by at most half of their distance plus the wall clock's
+         * truncation to µs.
+         */
         static Anchor take(LongSupplier monotonic, Supplier<Instant> wall) {
+            long bestBracket = Long.MAX_VALUE;
             Anchor best = null;
-            for (int i = 0; i < ATTEMPTS; i++) {
+            for (int i = 0; i < ATTEMPTS && bestBracket > TIGHT_NANOS; i++) {
                 long before = monotonic.getAsLong();
                 Instant now = wall.get();
                 long after = monotonic.getAsLong();
                 long bracket = after - before;
-                if (best == null || bracket / 2 / 1_000 < best.errorMicros) {
+                if (bracket < bestBracket) {
+                    bestBracket = bracket;
                     best = new Anchor(
                             before + bracket / 2,
                             now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000,
-                            (bracket / 2 + 999) / 1_000);
-                }
-                if (bracket <= TIGHT_NANOS) {
-                    break;
+                            (bracket / 2 + 999) / 1_000 + 1);
                 }
             }
             return best;
+        }
+
+        static Anchor parse(String value) {
+            String[] parts = value.split(":");
+            if (parts.length != 3) {
+                throw new IllegalArgumentException(ANCHOR_PROPERTY
+                        + " must be nanos:micros:error, as HistoryClock.childOption() writes it, not '" + value + "'");
+            }
+            return new Anchor(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
         }
 
         long micros(long monotonicNanos) {

@@ -96,6 +96,8 @@ public final class ChildJvm implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
         command.add("-XX:TieredStopAtLevel=1");
+        // Histories recorded in the child are compared with this JVM's: one time base for both.
+        command.add(dev.turnstile.test.history.HistoryClock.childOption());
         command.add("-cp");
         command.add(classpath);
         command.add(mainClass.getName());

@@ -1,6 +1,7 @@
 package dev.turnstile.test.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import dev.turnstile.test.redis.ChildJvm;
 import java.time.Duration;
@@ -10,8 +11,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * History times are compared across JVMs, so every JVM's anchor must agree with the wall clock to
- * within microseconds, even when the thread taking it is preempted between its two clocks.
+ * History times are compared across JVMs, so every JVM of a run must read the same time: a child
+ * takes its parent's anchor, and an anchor of its own is right to within microseconds even when the
+ * thread taking it is preempted between its two clocks.
  */
 class HistoryClockTests {
 
@@ -20,34 +22,45 @@ class HistoryClockTests {
 
     @Test
     void anAnchorTakenAcrossAPreemptionIsTakenAgain() {
-        // A simulated machine: each clock read takes 1 µs, and the thread is preempted for 8.5 ms
-        // right after its first wall-clock read (as seen on a busy 2-core machine).
-        long[] monotonic = {5_000_000};
-        int[] wallReads = {0};
-        HistoryClock.Anchor anchor = HistoryClock.Anchor.take(
-                () -> {
-                    monotonic[0] += 1_000;
-                    return monotonic[0];
-                },
-                () -> {
-                    monotonic[0] += 1_000;
-                    Instant wall = Instant.EPOCH.plusNanos(WALL_AT_ZERO * 1_000 + monotonic[0]);
-                    if (++wallReads[0] == 1) {
-                        monotonic[0] += 8_500_000;
-                    }
-                    return wall;
-                });
+        // Each clock read takes 0.5 µs, and the thread is preempted for 8.5 ms right after its
+        // first wall-clock read (as seen on a busy 2-core machine).
+        SimulatedMachine machine = new SimulatedMachine(500, 8_500_000);
+        HistoryClock.Anchor anchor = HistoryClock.Anchor.take(machine::monotonic, machine::wall);
 
-        long error = anchor.micros(monotonic[0]) - (WALL_AT_ZERO + monotonic[0] / 1_000);
-        assertThat(anchor.errorMicros()).as("the anchor's stated error, µs").isLessThanOrEqualTo(20);
-        assertThat(Math.abs(error))
+        assertThat(Math.abs(machine.error(anchor)))
                 .as("how far the anchor is from the wall clock, µs")
-                .isLessThanOrEqualTo(anchor.errorMicros());
-        assertThat(wallReads[0]).as("wall clock reads").isGreaterThan(1);
+                .isLessThanOrEqualTo(1);
+        assertThat(anchor.errorMicros()).as("the anchor's stated error, µs").isLessThanOrEqualTo(2);
+        assertThat(machine.wallReads).as("wall clock reads").isGreaterThan(1);
     }
 
     @Test
-    void jvmsStartedTogetherOnABusyMachineAgreeOnTheTime() {
+    void anAnchorIsTheMiddleOfItsBracket() {
+        // Every clock read takes 9 µs, so no bracket is tight: the tightest is kept, and the wall
+        // was read in its middle.
+        SimulatedMachine machine = new SimulatedMachine(9_000, 0);
+        HistoryClock.Anchor anchor = HistoryClock.Anchor.take(machine::monotonic, machine::wall);
+
+        assertThat(Math.abs(machine.error(anchor)))
+                .as("how far the anchor is from the wall clock, µs")
+                .isLessThanOrEqualTo(1);
+        assertThat(anchor.errorMicros()).as("the anchor's stated error, µs").isEqualTo(10);
+    }
+
+    @Test
+    void anAnchorHandedToAChildIsReadBackWhole() {
+        HistoryClock.Anchor anchor = HistoryClock.anchor();
+        String option = HistoryClock.childOption();
+        String value = option.substring(option.indexOf('=') + 1);
+        assertThat(option).startsWith("-D" + HistoryClock.ANCHOR_PROPERTY + "=");
+        assertThat(HistoryClock.Anchor.parse(value)).isEqualTo(anchor);
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> HistoryClock.Anchor.parse("12:34"))
+                .withMessageContaining(HistoryClock.ANCHOR_PROPERTY);
+    }
+
+    @Test
+    void childJvmsStartedTogetherOnABusyMachineReadTheSameTime() {
         List<ChildJvm> children = new ArrayList<>();
         try {
             for (int i = 0; i < 6; i++) {
@@ -57,22 +70,56 @@ class HistoryClockTests {
             for (ChildJvm child : children) {
                 String[] line = child.awaitLineStartingWith("ANCHOR", Duration.ofSeconds(60))
                         .split(" ");
-                long theirs = Long.parseLong(line[1]);
-                long bound = HistoryClock.anchorError() + Long.parseLong(line[2]) + 2;
-                assertThat(Math.abs(theirs - mine))
-                        .as("a child JVM's anchor against this one's, µs (bound %d)", bound)
-                        .isLessThanOrEqualTo(bound);
+                assertThat(Long.parseLong(line[1]) - mine)
+                        .as("a child JVM's time against this one's, µs")
+                        .isZero();
             }
         } finally {
             children.forEach(ChildJvm::close);
         }
     }
 
+    /** A machine whose clocks advance only when read: each read takes {@code readNanos}. */
+    private static final class SimulatedMachine {
+
+        private final long readNanos;
+        private final long preemptionNanos;
+        private long monotonicNanos = 5_000_000;
+        int wallReads;
+
+        SimulatedMachine(long readNanos, long preemptionNanos) {
+            this.readNanos = readNanos;
+            this.preemptionNanos = preemptionNanos;
+        }
+
+        long monotonic() {
+            this.monotonicNanos += this.readNanos;
+            return this.monotonicNanos;
+        }
+
+        /**
+         * The wall clock, read at the end of its read as the monotonic clock is; the first read is
+         * followed by a preemption.
+         */
+        Instant wall() {
+            this.monotonicNanos += this.readNanos;
+            Instant wall = Instant.EPOCH.plusNanos(WALL_AT_ZERO * 1_000 + this.monotonicNanos);
+            if (++this.wallReads == 1) {
+                this.monotonicNanos += this.preemptionNanos;
+            }
+            return wall;
+        }
+
+        /** How far {@code anchor} puts the current moment from the wall clock, µs. */
+        long error(HistoryClock.Anchor anchor) {
+            return anchor.micros(this.monotonicNanos) - (WALL_AT_ZERO + this.monotonicNanos / 1_000);
+        }
+    }
+
     /** Takes its anchor while four threads keep the machine busy and prints it. */
     public static final class AnchorMain {
 
-        public static void main(String[] args) throws InterruptedException {
-            List<Thread> busy = new ArrayList<>();
+        public static void main(String[] args) {
             for (int i = 0; i < 4; i++) {
                 Thread thread = new Thread(() -> {
                     long x = 0;
@@ -85,7 +132,6 @@ class HistoryClockTests {
                 });
                 thread.setDaemon(true);
                 thread.start();
-                busy.add(thread);
             }
             HistoryClock.Anchor anchor = HistoryClock.anchor();
             System.out.println("ANCHOR " + anchor.wallMinusMonotonic() + " " + anchor.errorMicros());
