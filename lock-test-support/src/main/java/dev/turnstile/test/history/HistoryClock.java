@@ -38,11 +38,6 @@ public final class HistoryClock {
         return ANCHOR.micros(System.nanoTime());
     }
 
-    /** Returns how far this JVM's anchor may be from the wall clock, at most, in µs. */
-    public static long anchorError() {
-        return ANCHOR.errorMicros();
-    }
-
     /** Returns the JVM option that gives a child JVM this JVM's anchor. */
     public static String childOption() {
         return "-D" + ANCHOR_PROPERTY + "=" + ANCHOR.nanos() + ":" + ANCHOR.micros() + ":" + ANCHOR.errorMicros();

@@ -55,6 +55,7 @@ class HistoryClockTests {
     void childJvmsStartedTogetherOnABusyMachineReadTheSameTime() {
         List<ChildJvm> children = new ArrayList<>();
         try {
+            long before = System.nanoTime();
             for (int i = 0; i < 6; i++) {
                 children.add(ChildJvm.start(AnchorMain.class));
             }
@@ -65,6 +66,11 @@ class HistoryClockTests {
                 assertThat(Long.parseLong(line[1]) - mine)
                         .as("a child JVM's time against this one's, µs")
                         .isZero();
+                // The hand-over is right only if the monotonic clock is the machine's: the child's
+                // reading falls between two of this JVM's.
+                assertThat(Long.parseLong(line[3]))
+                        .as("the child's monotonic clock, read while this JVM's went from %d on", before)
+                        .isBetween(before, System.nanoTime());
             }
         } finally {
             children.forEach(ChildJvm::close);
@@ -135,7 +141,8 @@ class HistoryClockTests {
                 thread.start();
             }
             HistoryClock.Anchor anchor = HistoryClock.anchor();
-            System.out.println("ANCHOR " + anchor.wallMinusMonotonic() + " " + anchor.errorMicros());
+            System.out.println(
+                    "ANCHOR " + anchor.wallMinusMonotonic() + " " + anchor.errorMicros() + " " + System.nanoTime());
             System.out.flush();
         }
     }
