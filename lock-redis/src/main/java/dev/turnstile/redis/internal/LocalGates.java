@@ -152,8 +152,10 @@ final class LocalGates {
         final List<String> acquireKeys;
         /** The acquire's keys where a refused acquire writes the contended marker: lock, fence, marker. */
         final List<String> markingAcquireKeys;
-        /** The release's and renewal's keys: lock, forced-release marker. */
+        /** The renewal's and the hold's keys: lock, forced-release marker. */
         final List<String> ownerKeys;
+        /** The release's key: the lock alone ({@link LockGrant#release}). */
+        final List<String> lockKeys;
 
         final String acquireOperation;
         final String renewOperation;
@@ -182,6 +184,7 @@ final class LocalGates {
             this.acquireKeys = List.of(this.lockKey, this.fenceKey);
             this.markingAcquireKeys = List.of(this.lockKey, this.fenceKey, this.contendedKey);
             this.ownerKeys = List.of(this.lockKey, this.forceReleasedKey);
+            this.lockKeys = List.of(this.lockKey);
             this.acquireOperation = "acquire lock '" + name + "'";
             this.renewOperation = "renew lock '" + name + "'";
             this.releaseOperation = "release lock '" + name + "'";

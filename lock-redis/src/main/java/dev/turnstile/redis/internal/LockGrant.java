@@ -53,18 +53,31 @@ record LockGrant(RedisDeployment deployment, String name, LocalGates.Gate gate, 
     /**
      * Releases {@code ownerToken}'s grant of the lock of {@code gate}; -1 if not held by it (-2 if a
      * forced release took it from this owner), else the waiters told.
+     *
+     * <p>The release script is given the lock key and the channel alone (and {@code SPUBLISH} where
+     * signals are sharded), the least a release needs: only a release that finds the lock no longer
+     * its owner's reads the forced-release marker, in a second call. The marker keeps the token for
+     * what was left of the lease, so a release that comes within that second call's round trip of
+     * the lease's end may report an expiry where a forced release took the lock: the lease is lost
+     * either way, and reported.
      */
     static long release(RedisDeployment deployment, LocalGates.Gate gate, String ownerToken) {
-        return (Long) Uninterrupted.call(() -> deployment
-                .scripts()
-                .eval(
-                        LockScripts.RELEASE,
-                        gate.releaseOperation,
-                        gate.ownerKeys,
-                        List.of(
-                                ownerToken,
-                                gate.channel,
-                                deployment.signalMode().publishCommand())));
+        List<String> args = deployment.signalMode().sharded()
+                ? List.of(ownerToken, gate.channel, "SPUBLISH")
+                : List.of(ownerToken, gate.channel);
+        long told = (Long) Uninterrupted.call(
+                () -> deployment.scripts().eval(LockScripts.RELEASE, gate.releaseOperation, gate.lockKeys, args));
+        if (told == -1 && forcedFrom(deployment, gate, ownerToken)) {
+            return FORCED_FROM_OWNER;
+        }
+        return told;
+    }
+
+    /** Whether the forced-release marker of {@code gate}'s lock holds {@code ownerToken}. */
+    private static boolean forcedFrom(RedisDeployment deployment, LocalGates.Gate gate, String ownerToken) {
+        String marker = Uninterrupted.call(
+                () -> deployment.scripts().call(gate.releaseOperation, redis -> redis.get(gate.forceReleasedKey)));
+        return ownerToken.equals(marker);
     }
 
     /** Under {@code minReplicas} the new time to live waits for the replicas too, as the grant did. */

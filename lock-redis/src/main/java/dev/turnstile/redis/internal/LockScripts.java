@@ -14,7 +14,9 @@ final class LockScripts {
     /**
      * KEYS: lock, fence, contended marker (optional). ARGV: owner token, lease ms, the counter's ttl
      * ms for the block ({@link FencingCounter#blockTtlMillis} of lease plus retention), tokens to
-     * reserve (1 if absent). Returns the fencing token alone when
+     * reserve (the default cohort's {@link TurnstileOptions#DEFAULT_COHORT_HOLDERS} if absent: a
+     * process with the default sends one string fewer, and each string a call hands a script costs
+     * the server about as much as a small command). Returns the fencing token alone when
      * acquired with a token equal to the server's clock in µs (the usual case: the server time in
      * ms is the token divided by 1000), {@code {1, fencing token, server time ms}} when acquired with
      * a token above the clock, else {@code {0, pttl of the holder}}, and then sets the marker for
@@ -43,8 +45,9 @@ final class LockScripts {
               end
               call('PEXPIRE', KEYS[1], ARGV[2])
             end
-            local fence_key, reserve, block_ttl, clock = KEYS[2], ARGV[4] or 1, ARGV[3], nil
-            """.formatted(CohortRefill.CONTENDED_MILLIS) + FencingCounter.ISSUE + """
+            local fence_key, reserve, block_ttl, clock = KEYS[2], ARGV[4] or %d, ARGV[3], nil
+            """.formatted(CohortRefill.CONTENDED_MILLIS, TurnstileOptions.DEFAULT_COHORT_HOLDERS)
+                    + FencingCounter.ISSUE + """
             if token == floor then
               return token
             end
@@ -113,14 +116,15 @@ final class LockScripts {
             """);
 
     /**
-     * Publishes a release on channel ARGV[2] with ARGV[3] (PUBLISH or SPUBLISH) and sets {@code
-     * told} to the waiters told: the clients subscribed to the channel itself. (A Redis user that
-     * may not run {@code PUBSUB NUMSUB} gets PUBLISH's count, pattern subscribers included; the
-     * release itself never fails for it.)
+     * Publishes a release on channel ARGV[2] with ARGV[3] (PUBLISH or SPUBLISH; PUBLISH when absent)
+     * and sets {@code told} to the waiters told: the clients subscribed to the channel itself. (A
+     * Redis user that may not run {@code PUBSUB NUMSUB} gets PUBLISH's count, pattern subscribers
+     * included; the release itself never fails for it.)
      */
     private static final String TELL_WAITERS = """
-            local told = redis.call(ARGV[3], ARGV[2], 'free')
-            if told > 0 and ARGV[3] == 'PUBLISH' then
+            local publish = ARGV[3] or 'PUBLISH'
+            local told = redis.call(publish, ARGV[2], 'free')
+            if told > 0 and publish == 'PUBLISH' then
               local subscribed = redis.pcall('PUBSUB', 'NUMSUB', ARGV[2])
               if type(subscribed) == 'table' and subscribed[2] then
                 told = subscribed[2]
@@ -140,10 +144,15 @@ final class LockScripts {
 
     /**
      * KEYS: lock, forced-release marker (optional). ARGV: owner token, release channel, PUBLISH or
-     * SPUBLISH. Deletes the lock only if this owner holds it and publishes the release. Returns -1
-     * if not the owner (-2 if a forced release took it from this owner), else the number of waiters
-     * told: the clients subscribed to the channel itself (a client subscribed to a pattern, such as
-     * a monitoring tool's {@code PSUBSCRIBE *}, waits for no lock, though {@code PUBLISH} counts it).
+     * SPUBLISH (optional: PUBLISH). Deletes the lock only if this owner holds it and publishes the
+     * release. Returns -1 if not the owner (-2 if the marker is given and a forced release took it
+     * from this owner), else the number of waiters told: the clients subscribed to the channel
+     * itself (a client subscribed to a pattern, such as a monitoring tool's {@code PSUBSCRIBE *},
+     * waits for no lock, though {@code PUBLISH} counts it).
+     *
+     * <p>A holder's release leaves both optional arguments out where it can ({@link
+     * LockGrant#release}): each string a call hands a script costs the server about as much as a
+     * small command, and this script runs once per lock held.
      */
     static final LuaScript RELEASE = LuaScript.of("""
             if redis.call('GET', KEYS[1]) == ARGV[1] then

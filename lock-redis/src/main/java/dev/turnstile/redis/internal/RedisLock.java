@@ -151,11 +151,10 @@ final class RedisLock extends AllOrNothingLock {
         // contended marker: a refused acquire does not write it.
         Cohort.Refill refill = CohortRefill.of(this.deployment, name, gate);
         List<String> keys = refill == null ? gate.acquireKeys : gate.markingAcquireKeys;
-        List<String> args = List.of(
-                owner,
-                terms.millis(),
-                this.deployment.options().fenceBlockTtlMillis(terms.leaseTime(), holders),
-                Integer.toString(holders));
+        String blockTtl = this.deployment.options().fenceBlockTtlMillis(terms.leaseTime(), holders);
+        List<String> args = holders == TurnstileOptions.DEFAULT_COHORT_HOLDERS
+                ? List.of(owner, terms.millis(), blockTtl)
+                : List.of(owner, terms.millis(), blockTtl, Integer.toString(holders));
         try {
             // An interrupt is acted on after the call (by the wait that follows, or the lease's start).
             reply = Uninterrupted.call(() -> this.deployment

@@ -38,7 +38,7 @@ final class RedlockRelease {
             return (Long) LockScripts.RELEASE.run(
                     master,
                     List.of(redlock.keys().lock(name)),
-                    List.of(owner, redlock.keys().lockChannel(name), "PUBLISH"));
+                    List.of(owner, redlock.keys().lockChannel(name)));
         } catch (JedisException unreachable) {
             return -2L;
         }
@@ -52,7 +52,7 @@ final class RedlockRelease {
      */
     static Released releaseEverywhere(RedlockEngine redlock, String name, String owner, boolean failIfUnreachable) {
         List<String> keys = List.of(redlock.keys().lock(name));
-        List<String> args = List.of(owner, redlock.keys().lockChannel(name), "PUBLISH");
+        List<String> args = List.of(owner, redlock.keys().lockChannel(name));
         return releaseEverywhere(redlock, name, LockScripts.RELEASE, keys, master -> args, failIfUnreachable);
     }
 

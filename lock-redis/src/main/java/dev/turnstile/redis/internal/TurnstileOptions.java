@@ -38,6 +38,9 @@ public record TurnstileOptions(
         AwakeWaiting awakeWaiting,
         List<LeaseListener> listeners) {
 
+    /** The lock cohort's holders per grant in Redis unless configured. */
+    public static final int DEFAULT_COHORT_HOLDERS = 32;
+
     /** Returns a builder holding every default. */
     public static Builder builder() {
         return new Builder();
@@ -71,7 +74,7 @@ public record TurnstileOptions(
         private int watchdogThreads = 1;
         private int minReplicas;
         private Duration replicaTimeout = Duration.ofMillis(100);
-        private int cohortHolders = 32;
+        private int cohortHolders = DEFAULT_COHORT_HOLDERS;
         private Duration cohortMaxAge = Duration.ofMillis(20);
         private AwakeWaiting awakeWaiting = AwakeWaiting.AUTO;
         private final List<LeaseListener> listeners = new ArrayList<>();

@@ -272,6 +272,26 @@ class RedisLockIntegrationTests {
                 .isBetween(64_000L, 65_001L);
     }
 
+    /**
+     * Without the block's width the acquire reserves the default cohort's 32 tokens: a process with
+     * the default lock cohort sends one argument fewer.
+     */
+    @Test
+    void anAcquireWithoutTheBlocksWidthReservesTheDefaultCohortsBlock() {
+        String fenceKey = "turnstile:fence:{default-block}";
+        List<String> keys = List.of("turnstile:lock:{default-block}", fenceKey);
+        long fresh = LockScriptsAccess.acquire(this.client, keys, List.of("owner-1", "30000", "60000"));
+        assertThat(this.client.get(fenceKey))
+                .as("the counter: the last of the default block of 32")
+                .isEqualTo(Long.toString(fresh + 31));
+        String otherFence = "turnstile:fence:{one-token}";
+        long one = LockScriptsAccess.acquire(
+                this.client,
+                List.of("turnstile:lock:{one-token}", otherFence),
+                List.of("owner-1", "30000", "60000", "1"));
+        assertThat(this.client.get(otherFence)).as("a block of 1").isEqualTo(Long.toString(one));
+    }
+
     private static long serverMicros() {
         try (Jedis connection = redis.server().connect()) {
             List<String> time = connection.time();
