@@ -16,7 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -161,6 +163,37 @@ class RestrictedUserIntegrationTests {
             assertThat(turnstile.lock("undeletable").tryAcquire(Duration.ofSeconds(3), Duration.ofSeconds(1)))
                     .as("free again once it expired")
                     .isPresent();
+        }
+    }
+
+    /**
+     * A holder's release reads the forced-release marker only when it found the lock gone, in a call
+     * of its own: when that call fails (here a user that may not read the marker), the loss is still
+     * reported, as an expiry, and the release still answers false.
+     */
+    @Test
+    void aReleaseThatCannotReadTheForcedReleaseMarkerStillReportsTheLoss() {
+        RestrictedRedisUser.createOn(
+                redis.server(),
+                "no-marker",
+                RestrictedRedisUser.rulesFor(redis.server())
+                        .replace(
+                                "resetkeys ~turnstile:*",
+                                "resetkeys ~turnstile:lock:* ~turnstile:fence:* ~turnstile:contended:*"));
+        try (UnifiedJedis lacking = RestrictedRedisUser.connect(redis.server(), "no-marker");
+                Turnstile turnstile = Turnstile.builder(lacking).build()) {
+            assertThatThrownBy(() -> lacking.get("turnstile:released:{gone}"))
+                    .as("the user may not read the marker")
+                    .isInstanceOf(JedisAccessControlException.class);
+            Lease lease = turnstile.lock("gone").acquire(Duration.ZERO, Duration.ofSeconds(30));
+            List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+            lease.onLost(lost::add);
+            redis.server().client().del("turnstile:lock:{gone}");
+            assertThat(lease.release()).as("the release of a lock that is gone").isFalse();
+            assertThat(lost)
+                    .singleElement()
+                    .extracting(LeaseLostEvent::reason)
+                    .isEqualTo(LeaseLostEvent.Reason.EXPIRED_IN_REDIS);
         }
     }
 

@@ -58,26 +58,43 @@ record LockGrant(RedisDeployment deployment, String name, LocalGates.Gate gate, 
      * signals are sharded), the least a release needs: only a release that finds the lock no longer
      * its owner's reads the forced-release marker, in a second call. The marker keeps the token for
      * what was left of the lease, so a release that comes within that second call's round trip of
-     * the lease's end may report an expiry where a forced release took the lock: the lease is lost
-     * either way, and reported.
+     * the lease's end may report an expiry where a forced release took the lock; and when the second
+     * call fails, the answer is -1 too: the script has already shown that the lease is lost, and the
+     * loss is reported either way.
      */
     static long release(RedisDeployment deployment, LocalGates.Gate gate, String ownerToken) {
-        List<String> args = deployment.signalMode().sharded()
-                ? List.of(ownerToken, gate.channel, "SPUBLISH")
-                : List.of(ownerToken, gate.channel);
-        long told = (Long) Uninterrupted.call(
-                () -> deployment.scripts().eval(LockScripts.RELEASE, gate.releaseOperation, gate.lockKeys, args));
+        long told = free(deployment, gate, ownerToken);
         if (told == -1 && forcedFrom(deployment, gate, ownerToken)) {
             return FORCED_FROM_OWNER;
         }
         return told;
     }
 
-    /** Whether the forced-release marker of {@code gate}'s lock holds {@code ownerToken}. */
+    /**
+     * Frees {@code ownerToken}'s grant of the lock of {@code gate}, for a caller that does not ask
+     * why it was no longer held (a failed acquire's clean-up): -1 if not held by it, else the
+     * waiters told.
+     */
+    static long free(RedisDeployment deployment, LocalGates.Gate gate, String ownerToken) {
+        List<String> args = deployment.signalMode().sharded()
+                ? List.of(ownerToken, gate.channel, "SPUBLISH")
+                : List.of(ownerToken, gate.channel);
+        return (Long) Uninterrupted.call(
+                () -> deployment.scripts().eval(LockScripts.RELEASE, gate.releaseOperation, gate.lockKeys, args));
+    }
+
+    /**
+     * Whether the forced-release marker of {@code gate}'s lock holds {@code ownerToken}; false when
+     * it cannot be read.
+     */
     private static boolean forcedFrom(RedisDeployment deployment, LocalGates.Gate gate, String ownerToken) {
-        String marker = Uninterrupted.call(
-                () -> deployment.scripts().call(gate.releaseOperation, redis -> redis.get(gate.forceReleasedKey)));
-        return ownerToken.equals(marker);
+        try {
+            String marker = Uninterrupted.call(
+                    () -> deployment.scripts().call(gate.releaseOperation, redis -> redis.get(gate.forceReleasedKey)));
+            return ownerToken.equals(marker);
+        } catch (RuntimeException unreachable) {
+            return false;
+        }
     }
 
     /** Under {@code minReplicas} the new time to live waits for the replicas too, as the grant did. */

@@ -206,7 +206,7 @@ final class RedisLock extends AllOrNothingLock {
      */
     private long releaseQuietly(LocalGates.Gate gate, String owner) {
         try {
-            return LockGrant.release(this.deployment, gate, owner);
+            return LockGrant.free(this.deployment, gate, owner);
         } catch (RuntimeException unreachable) {
             return -1; // the grant, if any, expires by its own TTL
         }
