@@ -143,16 +143,15 @@ final class LockScripts {
             """;
 
     /**
-     * KEYS: lock, forced-release marker (optional). ARGV: owner token, release channel, PUBLISH or
-     * SPUBLISH (optional: PUBLISH). Deletes the lock only if this owner holds it and publishes the
-     * release. Returns -1 if not the owner (-2 if the marker is given and a forced release took it
-     * from this owner), else the number of waiters told: the clients subscribed to the channel
-     * itself (a client subscribed to a pattern, such as a monitoring tool's {@code PSUBSCRIBE *},
-     * waits for no lock, though {@code PUBLISH} counts it).
+     * KEYS: lock. ARGV: owner token, release channel, PUBLISH or SPUBLISH (optional: PUBLISH).
+     * Deletes the lock only if this owner holds it and publishes the release. Returns -1 if not the
+     * owner, else the number of waiters told: the clients subscribed to the channel itself (a client
+     * subscribed to a pattern, such as a monitoring tool's {@code PSUBSCRIBE *}, waits for no lock,
+     * though {@code PUBLISH} counts it).
      *
-     * <p>A holder's release leaves both optional arguments out where it can ({@link
-     * LockGrant#release}): each string a call hands a script costs the server about as much as a
-     * small command, and this script runs once per lock held.
+     * <p>It takes no more than a release needs: each string a call hands a script costs the server
+     * about as much as a small command, and this script runs once per lock held. Whether a forced
+     * release took the lock is asked of the marker only after a -1 ({@link LockGrant#release}).
      */
     static final LuaScript RELEASE = LuaScript.of("""
             if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -160,7 +159,6 @@ final class LockScripts {
             """ + TELL_WAITERS + """
               return told
             end
-            """ + FORCED_FROM_OWNER + """
             return -1
             """);
 
