@@ -39,11 +39,11 @@ class ClusterRestrictedUserLockContractTests extends LockContract {
         try (Lease held = this.turnstile.lock("sharded").acquire(Duration.ZERO, null)) {
             CompletableFuture<Lease> next = CompletableFuture.supplyAsync(
                     () -> this.otherProcess.lock("sharded").acquire(Duration.ofSeconds(30), null));
-            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("turnstile:free:{sharded}", sharded) == 1L);
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("turnstile:lock:{sharded}", sharded) == 1L);
             assertThat(this.turnstile.diagnostics().shardedSignals()).isEqualTo(sharded);
             held.release();
             next.get(5, TimeUnit.SECONDS).release();
-            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("turnstile:free:{sharded}", sharded) == 0L);
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("turnstile:lock:{sharded}", sharded) == 0L);
         }
     }
 

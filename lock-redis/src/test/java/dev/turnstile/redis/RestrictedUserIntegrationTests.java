@@ -127,8 +127,8 @@ class RestrictedUserIntegrationTests {
                     CompletableFuture.supplyAsync(() -> waiter.lock("signalled").acquire(Duration.ofSeconds(30), null));
             await().atMost(Duration.ofSeconds(5))
                     .until(
-                            () -> admin.pubsubNumSub("turnstile:free:{signalled}")
-                                    .get("turnstile:free:{signalled}"),
+                            () -> admin.pubsubNumSub("turnstile:lock:{signalled}")
+                                    .get("turnstile:lock:{signalled}"),
                             count -> count == 1L);
             held.release();
             try (Lease lease = next.get(5, TimeUnit.SECONDS)) {
@@ -136,8 +136,8 @@ class RestrictedUserIntegrationTests {
             }
             await().atMost(Duration.ofSeconds(5))
                     .until(
-                            () -> admin.pubsubNumSub("turnstile:free:{signalled}")
-                                    .get("turnstile:free:{signalled}"),
+                            () -> admin.pubsubNumSub("turnstile:lock:{signalled}")
+                                    .get("turnstile:lock:{signalled}"),
                             count -> count == 0L);
             assertThat(admin.aclLog()).as("nothing was refused to the user").isEmpty();
         }
@@ -177,9 +177,7 @@ class RestrictedUserIntegrationTests {
                 redis.server(),
                 "no-marker",
                 RestrictedRedisUser.rulesFor(redis.server())
-                        .replace(
-                                "resetkeys ~turnstile:*",
-                                "resetkeys ~turnstile:lock:* ~turnstile:fence:* ~turnstile:contended:*"));
+                        .replace("resetkeys ~turnstile:*", "resetkeys ~turnstile:lock:* ~turnstile:fence:*"));
         try (UnifiedJedis lacking = RestrictedRedisUser.connect(redis.server(), "no-marker");
                 Turnstile turnstile = Turnstile.builder(lacking).build()) {
             assertThatThrownBy(() -> lacking.get("turnstile:released:{gone}"))

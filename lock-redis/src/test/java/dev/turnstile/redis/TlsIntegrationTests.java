@@ -95,7 +95,7 @@ class TlsIntegrationTests {
                     CompletableFuture.supplyAsync(() -> other.lock("item:42").acquire(Duration.ofSeconds(10), null));
             try (Jedis admin = redis.server().connect()) {
                 await().atMost(Duration.ofSeconds(10))
-                        .until(() -> admin.pubsubChannels().contains("turnstile:free:{item:42}"));
+                        .until(() -> admin.pubsubChannels().contains("turnstile:lock:{item:42}"));
             }
             long firstToken = first.fencingToken();
             first.close();

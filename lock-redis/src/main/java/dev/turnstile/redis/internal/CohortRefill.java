@@ -23,12 +23,6 @@ record CohortRefill(RedisDeployment deployment, String name, LocalGates.Gate gat
 
     private static final Logger log = LoggerFactory.getLogger(CohortRefill.class);
 
-    /**
-     * How long a refused acquire keeps a lock's cohorts from renewing their blocks: a client that
-     * polls (a zero-wait try, a Redis user without pub/sub) is seen for this long after each try.
-     */
-    static final String CONTENDED_MILLIS = "1000";
-
     /** The refill of lock {@code name}'s cohorts, or null where a cohort must end with its first block. */
     static Cohort.@Nullable Refill of(RedisDeployment deployment, String name, LocalGates.Gate gate) {
         boolean seesEveryWaiter =
@@ -50,7 +44,7 @@ record CohortRefill(RedisDeployment deployment, String name, LocalGates.Gate gat
                     .eval(
                             LockScripts.REFILL,
                             "reserve the next holders of lock '" + this.name + "'",
-                            List.of(this.gate.lockKey, this.gate.fenceKey, this.gate.contendedKey),
+                            this.gate.acquireKeys,
                             List.of(
                                     cohort.ownerToken(),
                                     this.deployment.options().fenceTtlMillis(lease),

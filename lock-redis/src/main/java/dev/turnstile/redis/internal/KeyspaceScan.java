@@ -47,7 +47,7 @@ public final class KeyspaceScan {
             long ttl = this.redis.pttl(key);
             String name = keys.lockName(key);
             if (owner != null && !owner.equals(RedisKeys.FORCE_RELEASED) && name != null) {
-                locks.add(new HeldLock(name, key, owner, Duration.ofMillis(Math.max(ttl, 0))));
+                locks.add(new HeldLock(name, key, RedisKeys.owner(owner), Duration.ofMillis(Math.max(ttl, 0))));
             }
         });
         return locks;

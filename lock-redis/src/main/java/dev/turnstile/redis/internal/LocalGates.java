@@ -138,20 +138,17 @@ final class LocalGates {
 
         private final String name;
         /**
-         * The name's lock key, fencing counter, contended marker, forced-release marker and release
-         * channel, the key lists its scripts take and the words that name its calls in errors, built
+         * The name's lock key, fencing counter, forced-release marker and release channel (the lock
+         * key), the key lists its scripts take and the words that name its calls in errors, built
          * once per gate (a kept gate serves every later acquisition of its name).
          */
         final String lockKey;
 
         final String fenceKey;
-        final String contendedKey;
         final String forceReleasedKey;
         final String channel;
-        /** The acquire's keys where nobody reads the contended marker: lock, fence. */
+        /** The acquire's keys: lock, fence. */
         final List<String> acquireKeys;
-        /** The acquire's keys where a refused acquire writes the contended marker: lock, fence, marker. */
-        final List<String> markingAcquireKeys;
         /** The renewal's and the hold's keys: lock, forced-release marker. */
         final List<String> ownerKeys;
         /** The release's key: the lock alone ({@link LockGrant#release}). */
@@ -178,11 +175,9 @@ final class LocalGates {
             this.name = name;
             this.lockKey = LocalGates.this.keys.lock(name);
             this.fenceKey = LocalGates.this.keys.lockFence(name);
-            this.contendedKey = LocalGates.this.keys.lockContended(name);
             this.forceReleasedKey = LocalGates.this.keys.lockForceReleased(name);
             this.channel = LocalGates.this.keys.lockChannel(name);
             this.acquireKeys = List.of(this.lockKey, this.fenceKey);
-            this.markingAcquireKeys = List.of(this.lockKey, this.fenceKey, this.contendedKey);
             this.ownerKeys = List.of(this.lockKey, this.forceReleasedKey);
             this.lockKeys = List.of(this.lockKey);
             this.acquireOperation = "acquire lock '" + name + "'";

@@ -54,8 +54,8 @@ record LockGrant(RedisDeployment deployment, String name, LocalGates.Gate gate, 
      * Releases {@code ownerToken}'s grant of the lock of {@code gate}; -1 if not held by it (-2 if a
      * forced release took it from this owner), else the waiters told.
      *
-     * <p>The release script is given the lock key and the channel alone (and {@code SPUBLISH} where
-     * signals are sharded), the least a release needs: only a release that finds the lock no longer
+     * <p>The release script is given the lock key and the owner token alone (and {@code SPUBLISH}
+     * where signals are sharded; the channel is the lock key), the least a release needs: only a release that finds the lock no longer
      * its owner's reads the forced-release marker, in a second call. The marker keeps the token for
      * what was left of the lease, so a release that comes within that second call's round trip of
      * the lease's end may report an expiry where a forced release took the lock; and when the second
@@ -76,9 +76,7 @@ record LockGrant(RedisDeployment deployment, String name, LocalGates.Gate gate, 
      * waiters told.
      */
     static long free(RedisDeployment deployment, LocalGates.Gate gate, String ownerToken) {
-        List<String> args = deployment.signalMode().sharded()
-                ? List.of(ownerToken, gate.channel, "SPUBLISH")
-                : List.of(ownerToken, gate.channel);
+        List<String> args = deployment.signalMode().sharded() ? List.of(ownerToken, "SPUBLISH") : List.of(ownerToken);
         return (Long) Uninterrupted.call(
                 () -> deployment.scripts().eval(LockScripts.RELEASE, gate.releaseOperation, gate.lockKeys, args));
     }

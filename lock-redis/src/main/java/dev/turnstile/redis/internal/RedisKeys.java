@@ -7,12 +7,12 @@ import org.jspecify.annotations.Nullable;
  * name inside one hash tag, so all of them land in one Redis Cluster slot:
  *
  * <pre>
- * {prefix}:lock:{name}          STRING  owner token, PX = lease ("force-released" for a moment after a
- *                                       forced release)
+ * {prefix}:lock:{name}          STRING  owner token, PX = lease, followed by "+" once an acquire was
+ *                                       refused ("force-released" for a moment after a forced release);
+ *                                       also the channel published on a release that found the "+"
  * {prefix}:released:{name}      STRING  the owner token a forced release took the lock from, PX = what
  *                                       was left of that owner's lease
  * {prefix}:fence:{name}         STRING  the lock's fencing counter
- * {prefix}:free:{name}          channel published on release
  * {prefix}:sem:{name}           ZSET    permit id, score = expiry (server ms)
  * {prefix}:sem:{name}:fence     STRING  the semaphore's fencing counter
  * {prefix}:sem:{name}:queue     ZSET    fair mode: waiter id/lease ms, score = ticket
@@ -32,6 +32,13 @@ public final class RedisKeys {
      * holds it, and nobody can take it until it expires.
      */
     public static final String FORCE_RELEASED = "force-released";
+
+    /**
+     * The mark a refused acquire appends to the owner token in a lock key: someone else wants the
+     * lock, so the holder's release publishes and its cohort reserves no further block. (Owner tokens
+     * never end with it.)
+     */
+    public static final String WANTED = "+";
 
     private static final String LOCK = ":lock:";
     private static final String SEMAPHORE = ":sem:";
@@ -66,22 +73,23 @@ public final class RedisKeys {
         return tagged(":released:", name);
     }
 
-    /**
-     * Returns the marker of lock {@code name} that a refused acquire leaves for a while: someone
-     * else wants the lock, so its holder's cohort does not renew its block.
-     */
-    public String lockContended(String name) {
-        return tagged(":contended:", name);
-    }
-
     /** Returns the fencing counter of lock {@code name}. */
     public String lockFence(String name) {
         return tagged(":fence:", name);
     }
 
-    /** Returns the release channel of lock {@code name}. */
+    /**
+     * Returns the release channel of lock {@code name}: its lock key, which the release script has
+     * already, so it is handed no channel (channels and keys are apart in Redis, and in a cluster
+     * the channel hashes to the key's slot).
+     */
     public String lockChannel(String name) {
-        return tagged(":free:", name);
+        return lock(name);
+    }
+
+    /** Returns the owner token in lock key value {@code value}, without the {@link #WANTED} mark. */
+    public static String owner(String value) {
+        return value.endsWith(WANTED) ? value.substring(0, value.length() - WANTED.length()) : value;
     }
 
     /** Returns the holders ZSET of semaphore {@code name}. */

@@ -104,12 +104,24 @@ final class RedisLock extends AllOrNothingLock {
             // Processes told of that release get the head start a release by the holder gives them.
             yieldFirst = releaseQuietly(gate, handOff.cohort().ownerToken()) > 0;
         }
+        boolean yielding = yieldFirst;
+        WaitLoop.Attempt<ManagedLease> attempt = new WaitLoop.Attempt<>() {
+            /** Whether this thread waits already: it was refused, or it yields to another process. */
+            private boolean waiting = yielding;
+
+            @Override
+            public WaitLoop.Outcome<ManagedLease> tryOnce() {
+                WaitLoop.Outcome<ManagedLease> outcome = attempt(name, terms, gate, this.waiting);
+                this.waiting = true;
+                return outcome;
+            }
+        };
         return Optional.ofNullable(Acquisition.await(
                 this.deployment.signals(),
                 gate.channel,
                 deadline,
                 yieldFirst,
-                () -> attempt(name, terms, gate),
+                attempt,
                 () -> gate.exit(-1),
                 () -> interrupted(name, start)));
     }
@@ -140,21 +152,30 @@ final class RedisLock extends AllOrNothingLock {
         return null;
     }
 
-    private WaitLoop.Outcome<ManagedLease> attempt(String name, LeaseTerms terms, LocalGates.Gate gate) {
+    /**
+     * One try in Redis. A thread that waits already ({@code waiting}) takes the grant marked as wanted
+     * ({@link RedisKeys#WANTED}), as a refused acquire would leave it: where one waiter was, others
+     * (another process's, or this process's thread that yields to them) may be, and only a marked
+     * grant's release tells them. A first try's grant is unmarked until someone is refused.
+     */
+    private WaitLoop.Outcome<ManagedLease> attempt(
+            String name, LeaseTerms terms, LocalGates.Gate gate, boolean waiting) {
         String owner = this.deployment.leases().newOwnerToken();
         // Every grant reserves its cohort's tokens, also when nobody queues yet: threads that come
         // while it is held get it passed on. (Read once: the script and the cohort must agree.)
         int holders = this.deployment.options().cohortHolders();
         long sent = System.nanoTime();
         Object reply;
-        // Where a cohort never refills (a cluster, sharded pub/sub, minReplicas), nobody reads the
-        // contended marker: a refused acquire does not write it.
         Cohort.Refill refill = CohortRefill.of(this.deployment, name, gate);
-        List<String> keys = refill == null ? gate.acquireKeys : gate.markingAcquireKeys;
+        List<String> keys = gate.acquireKeys;
         String blockTtl = this.deployment.options().fenceBlockTtlMillis(terms.leaseTime(), holders);
         List<String> args = holders == TurnstileOptions.DEFAULT_COHORT_HOLDERS
-                ? List.of(owner, terms.millis(), blockTtl)
-                : List.of(owner, terms.millis(), blockTtl, Integer.toString(holders));
+                ? List.of(waiting ? owner + RedisKeys.WANTED : owner, terms.millis(), blockTtl)
+                : List.of(
+                        waiting ? owner + RedisKeys.WANTED : owner,
+                        terms.millis(),
+                        blockTtl,
+                        Integer.toString(holders));
         try {
             // An interrupt is acted on after the call (by the wait that follows, or the lease's start).
             reply = Uninterrupted.call(() -> this.deployment

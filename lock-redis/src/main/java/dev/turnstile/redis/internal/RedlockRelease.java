@@ -35,10 +35,7 @@ final class RedlockRelease {
 
     private static long releaseOn(RedlockEngine redlock, UnifiedJedis master, String name, String owner) {
         try {
-            return (Long) LockScripts.RELEASE.run(
-                    master,
-                    List.of(redlock.keys().lock(name)),
-                    List.of(owner, redlock.keys().lockChannel(name)));
+            return (Long) LockScripts.RELEASE.run(master, List.of(redlock.keys().lock(name)), List.of(owner));
         } catch (JedisException unreachable) {
             return -2L;
         }
@@ -52,7 +49,7 @@ final class RedlockRelease {
      */
     static Released releaseEverywhere(RedlockEngine redlock, String name, String owner, boolean failIfUnreachable) {
         List<String> keys = List.of(redlock.keys().lock(name));
-        List<String> args = List.of(owner, redlock.keys().lockChannel(name));
+        List<String> args = List.of(owner);
         return releaseEverywhere(redlock, name, LockScripts.RELEASE, keys, master -> args, failIfUnreachable);
     }
 

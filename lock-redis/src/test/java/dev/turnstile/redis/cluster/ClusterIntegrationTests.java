@@ -126,7 +126,7 @@ class ClusterIntegrationTests {
             waiter.shutdownNow();
             other.close();
         }
-        int slot = JedisClusterCRC16.getSlot("turnstile:free:{sharded}");
+        int slot = JedisClusterCRC16.getSlot("turnstile:lock:{sharded}");
         long published = 0;
         for (RedisServer master : currentMasters()) {
             java.util.Map<String, Long> counts = master.commandCounts();

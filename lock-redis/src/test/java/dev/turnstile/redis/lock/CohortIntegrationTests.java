@@ -252,6 +252,7 @@ class CohortIntegrationTests {
             // thread here needs to find the lock free.
             CompletableFuture<Optional<Lease>> theirTry = new CompletableFuture<>();
             JedisPubSub slowWaiter = slowWaiter(elsewhereClient, elsewhere, name, theirTry);
+            refusedElsewhere(elsewhere, name);
             Optional<Lease> theirs = Optional.empty();
             try {
                 first.release();
@@ -321,6 +322,7 @@ class CohortIntegrationTests {
             // passed on with as much of the second left as can be (under 950 ms, so surely under the
             // 1 s it wants), the next thread may be that much late to wake on a busy machine.
             Lease first = lock.acquire(Duration.ZERO, Duration.ofSeconds(1));
+            refusedElsewhere(elsewhere, name);
             Future<Lease> next = queueBehind(lock, null, 1);
             await().atMost(Duration.ofSeconds(2)).until(() -> first.remaining().toMillis() < 950);
             Optional<Lease> theirs = Optional.empty();
@@ -387,7 +389,7 @@ class CohortIntegrationTests {
             await().atMost(Duration.ofSeconds(10)).until(() -> starts.size() >= 500);
             // From when Redis counts the other client as waiting (its subscription is confirmed):
             // the refill that comes next is refused.
-            String channel = "turnstile:free:{" + name + "}";
+            String channel = "turnstile:lock:{" + name + "}";
             Future<Long> seenWaiting = this.threads.submit(() -> {
                 while ((Long) this.client.eval(
                                 "return redis.call('PUBSUB', 'NUMSUB', ARGV[1])[2]", List.of(), List.of(channel))
@@ -417,8 +419,9 @@ class CohortIntegrationTests {
 
     /**
      * A client that polls without subscribing (a zero-wait try, as a scheduler's lock does) is seen
-     * too: its refused try leaves the lock's contended marker, the next refill is refused, and the
-     * cohort goes back to Redis (a release is published) within its two blocks.
+     * too: its refused try marks the holder's value as wanted, the next refill is refused, and the
+     * cohort goes back to Redis (a release is published, as the value is marked) within its two
+     * blocks.
      */
     @Test
     void aClientThatPollsWithoutSubscribingStopsTheRefills() throws Exception {
@@ -479,6 +482,16 @@ class CohortIntegrationTests {
      * It tries once: the release of what it got may be published before its unsubscribe reaches
      * Redis, and a second try would take the lock again and keep it from the thread that waits next.
      */
+    /**
+     * The other process's first try, refused, as every waiter's is before it waits for a signal: it
+     * marks the grant as wanted, so the grant's release is published.
+     */
+    private static void refusedElsewhere(Turnstile elsewhere, String name) {
+        assertThat(elsewhere.lock(name).tryAcquire(Duration.ZERO, null))
+                .as("the other process's first try")
+                .isEmpty();
+    }
+
     private JedisPubSub slowWaiter(
             UnifiedJedis client, Turnstile elsewhere, String name, CompletableFuture<Optional<Lease>> theirTry) {
         JedisPubSub waiter = new JedisPubSub() {
@@ -496,7 +509,7 @@ class CohortIntegrationTests {
                 unsubscribe();
             }
         };
-        this.threads.submit(() -> client.subscribe(waiter, "turnstile:free:{" + name + "}"));
+        this.threads.submit(() -> client.subscribe(waiter, "turnstile:lock:{" + name + "}"));
         await().atMost(Duration.ofSeconds(5)).until(waiter::isSubscribed);
         return waiter;
     }

@@ -186,7 +186,7 @@ class PartitionIntegrationTests {
                 () -> this.cutOff.lock("handoff").tryAcquire(Duration.ofSeconds(20), null));
         await().atMost(Duration.ofSeconds(5))
                 .alias("the cut-off waiter listens for the release")
-                .until(() -> subscribers("turnstile:free:{handoff}") > 0);
+                .until(() -> subscribers("turnstile:lock:{handoff}") > 0);
 
         this.proxy.partition();
         assertThat(held.release()).isTrue();

@@ -314,7 +314,7 @@ class RedisLockIntegrationTests {
                     .as("waiters told with only a pattern subscriber")
                     .isEqualTo(0L);
 
-            pool.submit(() -> waiterConnection.subscribe(waiter, "turnstile:free:{told}"));
+            pool.submit(() -> waiterConnection.subscribe(waiter, "turnstile:lock:{told}"));
             await().atMost(Duration.ofSeconds(5)).until(waiter::isSubscribed);
             assertThat(acquireAndRelease("told"))
                     .as("waiters told with one waiter and the pattern subscriber")
@@ -330,13 +330,143 @@ class RedisLockIntegrationTests {
         }
     }
 
-    /** Runs the acquire and release scripts on lock {@code name}; returns what the release returned. */
+    /**
+     * Runs the acquire script on lock {@code name} for owner-1, a refused acquire for owner-2 (which
+     * marks the lock as wanted) and owner-1's release; returns what the release returned.
+     */
     private Object acquireAndRelease(String name) {
         String key = "turnstile:lock:{" + name + "}";
-        LockScriptsAccess.acquire(
-                this.client, List.of(key, "turnstile:fence:{" + name + "}"), List.of("owner-1", "30000", "60000"));
-        return LockScriptsAccess.release(
-                this.client, List.of(key), List.of("owner-1", "turnstile:free:{" + name + "}", "PUBLISH"));
+        List<String> keys = List.of(key, "turnstile:fence:{" + name + "}");
+        LockScriptsAccess.acquire(this.client, keys, List.of("owner-1", "30000", "60000"));
+        assertThat(LockScriptsAccess.acquire(this.client, keys, List.of("owner-2", "30000", "60000")))
+                .as("owner-2's acquire while owner-1 holds")
+                .isZero();
+        return LockScriptsAccess.release(this.client, List.of(key), List.of("owner-1"));
+    }
+
+    @Test
+    void aReleasePublishesOnlyWhenAnAcquireWasRefusedWhileItsOwnerHeld() throws Exception {
+        String key = "turnstile:lock:{wanted}";
+        List<String> keys = List.of(key, "turnstile:fence:{wanted}");
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        JedisPubSub waiter = new JedisPubSub() {
+            @Override
+            public void onMessage(String channel, String message) {
+                heard.add(message);
+            }
+        };
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (Jedis waiterConnection = redis.server().connect()) {
+            pool.submit(() -> waiterConnection.subscribe(waiter, key));
+            await().atMost(Duration.ofSeconds(5)).until(waiter::isSubscribed);
+
+            LockScriptsAccess.acquire(this.client, keys, List.of("owner-1", "30000", "60000"));
+            assertThat(LockScriptsAccess.release(this.client, List.of(key), List.of("owner-1")))
+                    .as("waiters told by a release nobody was refused during")
+                    .isEqualTo(0L);
+            // Messages on one channel arrive in order: once this one is heard, a release's would have been.
+            this.client.publish(key, "after-the-unwanted-release");
+            await().atMost(Duration.ofSeconds(5)).until(() -> !heard.isEmpty());
+            assertThat(heard).as("heard on the lock's channel").containsExactly("after-the-unwanted-release");
+
+            LockScriptsAccess.acquire(this.client, keys, List.of("owner-1", "30000", "60000"));
+            for (int refused = 0; refused < 2; refused++) {
+                assertThat(LockScriptsAccess.acquire(this.client, keys, List.of("owner-2", "30000", "60000")))
+                        .as("owner-2's acquire while owner-1 holds")
+                        .isZero();
+            }
+            assertThat(this.client.get(key))
+                    .as("the holder's value, marked once")
+                    .isEqualTo("owner-1+");
+            assertThat(LockScriptsAccess.acquire(this.client, keys, List.of("owner-1", "30000", "60000")))
+                    .as("owner-1's retried acquire finds its own, marked grant")
+                    .isPositive();
+            assertThat(this.client.get(key))
+                    .as("the holder's value after its retry")
+                    .isEqualTo("owner-1+");
+            assertThat(LockScriptsAccess.release(this.client, List.of(key), List.of("owner-2")))
+                    .as("owner-2's release of owner-1's marked grant")
+                    .isEqualTo(-1L);
+            assertThat(LockScriptsAccess.release(this.client, List.of(key), List.of("owner-1")))
+                    .as("waiters told by the release of a wanted lock")
+                    .isEqualTo(1L);
+            await().atMost(Duration.ofSeconds(5)).until(() -> heard.size() == 2);
+            assertThat(heard).last().as("the wanted release's signal").isEqualTo("free");
+            assertThat(this.client.exists(key))
+                    .as("the lock key after its release")
+                    .isFalse();
+        } finally {
+            if (waiter.isSubscribed()) {
+                waiter.unsubscribe();
+            }
+            pool.shutdown();
+        }
+    }
+
+    /**
+     * A grant taken by a thread that waited is born marked as wanted: where one waiter was, others
+     * may be, and only a marked grant's release tells them. A first try's grant is unmarked.
+     */
+    @Test
+    void aGrantTakenAfterWaitingIsMarkedAsWantedAndAFirstTrysIsNot() throws Exception {
+        String key = "turnstile:lock:{waited}";
+        Turnstile other = Turnstile.builder(this.client).build();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Lease held = this.turnstile.lock("waited").acquire(Duration.ZERO, Duration.ofSeconds(30));
+            assertThat(this.client.get(key)).as("a first try's grant").doesNotEndWith("+");
+            Future<Lease> waiter =
+                    pool.submit(() -> other.lock("waited").acquire(Duration.ofSeconds(10), Duration.ofSeconds(30)));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> this.client.get(key).endsWith("+"));
+            assertThat(held.release()).as("the holder's release").isTrue();
+            Lease taken = waiter.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(this.client.get(key))
+                    .as("the grant of the thread that waited")
+                    .endsWith("+");
+            assertThat(taken.release())
+                    .as("the waiter's release of its marked grant")
+                    .isTrue();
+            assertThat(this.client.exists(key)).as("the lock key after it").isFalse();
+        } finally {
+            pool.shutdownNow();
+            other.close();
+        }
+    }
+
+    @Test
+    void aHolderWhoseLockIsWantedStillExtendsItAndAForcedReleaseRecordsItsTokenUnmarked() {
+        Turnstile other = Turnstile.builder(this.client).build();
+        try {
+            Lease lease = this.turnstile.lock("wanted-holder").acquire(Duration.ZERO, Duration.ofSeconds(30));
+            assertThat(other.lock("wanted-holder").tryAcquire())
+                    .as("another client's try")
+                    .isEmpty();
+            String value = this.client.get("turnstile:lock:{wanted-holder}");
+            assertThat(value).as("the holder's value once wanted").endsWith("+");
+            String owner = value.substring(0, value.length() - 1);
+            lease.extend(Duration.ofSeconds(60));
+            assertThat(this.client.pttl("turnstile:lock:{wanted-holder}"))
+                    .as("the wanted lock's ttl after its owner extended it")
+                    .isGreaterThan(30_000L);
+            assertThat(new dev.turnstile.redis.inspect.LockInspector(this.client).heldLocks("turnstile"))
+                    .as("the inspector's view of the wanted lock")
+                    .anySatisfy(held -> {
+                        assertThat(held.name()).isEqualTo("wanted-holder");
+                        assertThat(held.owner()).isEqualTo(owner);
+                    });
+            assertThat(other.lock("wanted-holder").forceRelease())
+                    .as("forced release")
+                    .containsExactly("wanted-holder");
+            assertThat(this.client.get("turnstile:released:{wanted-holder}"))
+                    .as("the forced release's record of the owner")
+                    .isEqualTo(owner);
+            assertThat(lease.release())
+                    .as("the release of a force-released lease")
+                    .isFalse();
+        } finally {
+            other.close();
+        }
     }
 
     @Test
@@ -360,7 +490,7 @@ class RedisLockIntegrationTests {
     private String[] channels(int count) {
         String[] channels = new String[count];
         for (int i = 0; i < count; i++) {
-            channels[i] = "turnstile:free:{shared-" + i + "}";
+            channels[i] = "turnstile:lock:{shared-" + i + "}";
         }
         return channels;
     }
