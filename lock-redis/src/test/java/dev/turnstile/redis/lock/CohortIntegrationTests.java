@@ -477,12 +477,6 @@ class CohortIntegrationTests {
     }
 
     /**
-     * Another process waiting on the release channel of {@code name}: told of a release, it needs
-     * 2 ms to wake up and try (a busy machine), then completes {@code theirTry} with what it got.
-     * It tries once: the release of what it got may be published before its unsubscribe reaches
-     * Redis, and a second try would take the lock again and keep it from the thread that waits next.
-     */
-    /**
      * The other process's first try, refused, as every waiter's is before it waits for a signal: it
      * marks the grant as wanted, so the grant's release is published.
      */
@@ -492,6 +486,12 @@ class CohortIntegrationTests {
                 .isEmpty();
     }
 
+    /**
+     * Another process waiting on the release channel of {@code name}: told of a release, it needs
+     * 2 ms to wake up and try (a busy machine), then completes {@code theirTry} with what it got.
+     * It tries once: the release of what it got may be published before its unsubscribe reaches
+     * Redis, and a second try would take the lock again and keep it from the thread that waits next.
+     */
     private JedisPubSub slowWaiter(
             UnifiedJedis client, Turnstile elsewhere, String name, CompletableFuture<Optional<Lease>> theirTry) {
         JedisPubSub waiter = new JedisPubSub() {
