@@ -434,6 +434,58 @@ class RedisLockIntegrationTests {
         }
     }
 
+    /**
+     * The releases that publish whether or not an acquire was refused: a forced release (the
+     * holder's waiters may be any process's) and a release with a hold that is already over.
+     */
+    @Test
+    void aForcedReleaseAndAReleaseAfterItsHoldPublishThoughNobodyWasRefused() throws Exception {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        JedisPubSub listener = new JedisPubSub() {
+            @Override
+            public void onMessage(String channel, String message) {
+                heard.add(channel + " " + message);
+            }
+        };
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Turnstile other = Turnstile.builder(this.client).build();
+        try (Jedis listenerConnection = redis.server().connect()) {
+            pool.submit(() -> listenerConnection.subscribe(
+                    listener, "turnstile:lock:{forced-unwanted}", "turnstile:lock:{held-unwanted}"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> listener.getSubscribedChannels() == 2);
+
+            Lease forced = this.turnstile.lock("forced-unwanted").acquire(Duration.ZERO, Duration.ofSeconds(30));
+            assertThat(this.client.get("turnstile:lock:{forced-unwanted}"))
+                    .as("the forced lock's value, never refused")
+                    .doesNotEndWith("+");
+            assertThat(other.lock("forced-unwanted").forceRelease()).containsExactly("forced-unwanted");
+            await().atMost(Duration.ofSeconds(5)).until(() -> !heard.isEmpty());
+            assertThat(heard).containsExactly("turnstile:lock:{forced-unwanted} free");
+            assertThat(forced.release())
+                    .as("the release of a force-released lease")
+                    .isFalse();
+
+            long before = serverMicros() / 1000;
+            Lease held = this.turnstile.lock("held-unwanted").acquire(Duration.ZERO, Duration.ofSeconds(30));
+            // A hold of 1 ms from the grant, over once the server's clock has passed it.
+            await().atMost(Duration.ofSeconds(5)).until(() -> serverMicros() / 1000 > before + 2);
+            assertThat(held.releaseAfter(Duration.ofMillis(1)))
+                    .as("release after a hold")
+                    .isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> heard.size() == 2);
+            assertThat(heard).last().isEqualTo("turnstile:lock:{held-unwanted} free");
+            assertThat(this.client.exists("turnstile:lock:{held-unwanted}"))
+                    .as("the lock key once its hold was over")
+                    .isFalse();
+        } finally {
+            if (listener.isSubscribed()) {
+                listener.unsubscribe();
+            }
+            pool.shutdown();
+            other.close();
+        }
+    }
+
     @Test
     void aHolderWhoseLockIsWantedStillExtendsItAndAForcedReleaseRecordsItsTokenUnmarked() {
         Turnstile other = Turnstile.builder(this.client).build();
