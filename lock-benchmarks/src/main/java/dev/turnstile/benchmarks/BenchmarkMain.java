@@ -137,7 +137,8 @@ public final class BenchmarkMain {
             System.out.println();
             System.out.println(report.markdown());
             Files.createDirectories(out);
-            Provenance.write(out.resolve("results.md"), Provenance.command(BenchmarkMain.class), report.markdown());
+            Provenance.write(
+                    out.resolve("results.md"), Provenance.command(BenchmarkMain.class, args), report.markdown());
             Files.writeString(out.resolve("results.csv"), report.csv());
             Files.writeString(out.resolve("results.svg"), report.svg());
             System.out.println("Wrote " + out.resolve("results.md") + ", results.csv and results.svg");

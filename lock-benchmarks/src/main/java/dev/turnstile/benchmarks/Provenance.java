@@ -19,10 +19,16 @@ final class Provenance {
 
     private Provenance() {}
 
-    /** Returns the command that runs the benchmark {@code main}, as the pages it writes name it. */
-    static String command(Class<?> main) {
+    /**
+     * Returns the command that runs the benchmark {@code main} with {@code arguments} (the run's own
+     * arguments, so that rerunning the command repeats the run), as the pages it writes name it.
+     */
+    static String command(Class<?> main, String... arguments) {
         String command = "./mvnw -q -DskipTests install && ./mvnw -q -pl lock-benchmarks exec:java";
-        return main == BenchmarkMain.class ? command : command + " -Dexec.mainClass=" + main.getName();
+        if (main != BenchmarkMain.class) {
+            command += " -Dexec.mainClass=" + main.getName();
+        }
+        return arguments.length == 0 ? command : command + " \"-Dexec.args=" + String.join(" ", arguments) + "\"";
     }
 
     /** Returns the header line, a blank line included, for a page written by {@code command}. */
