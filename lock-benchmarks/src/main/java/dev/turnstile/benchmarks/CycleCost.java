@@ -173,6 +173,17 @@ public final class CycleCost {
                 names,
                 trials,
                 trial -> trial.serverCpuSeconds() * 1e6 / trial.cycles());
+        // The server's CPU split in two: the time INFO commandstats gives the commands the clients
+        // sent (the scripts, whose time holds the commands they call), and the rest of the main
+        // thread's time, where the server reads, parses and answers requests and the kernel moves
+        // their bytes: the same two round trips for both contenders.
+        appendRow(out, "of which in the scripts (commandstats)", names, trials, trial -> scriptMicros(trial));
+        appendRow(
+                out,
+                "of which outside them (reading, parsing, replying, the kernel)",
+                names,
+                trials,
+                trial -> trial.serverCpuSeconds() * 1e6 / trial.cycles() - scriptMicros(trial));
         appendRow(out, "client process CPU µs", names, trials, trial -> trial.clientCpuNanos() / 1e3 / trial.cycles());
         // Every command of both contenders runs inside a script, so what a script's line holds beyond
         // the commands it calls is the scripts' own cost: Lua, and handing each call over to Redis.
@@ -193,6 +204,11 @@ public final class CycleCost {
                 .append(" is the scripts' Lua (arithmetic, comparisons, formatting numbers).\n\n")
                 .append(ScriptCost.table(prices));
         return out.toString();
+    }
+
+    /** Per cycle: the server µs {@code INFO commandstats} gives the scripts, the commands they call included. */
+    private static double scriptMicros(Trial trial) {
+        return trial.commands().getOrDefault("evalsha", new double[2])[1] / trial.cycles();
     }
 
     /** Per cycle: scripts run, commands they called, and the scripts' µs beyond those commands' own. */
