@@ -465,10 +465,11 @@ class RedisLockIntegrationTests {
                     .as("the release of a force-released lease")
                     .isFalse();
 
-            long before = serverMicros() / 1000;
             Lease held = this.turnstile.lock("held-unwanted").acquire(Duration.ZERO, Duration.ofSeconds(30));
-            // A hold of 1 ms from the grant, over once the server's clock has passed it.
-            await().atMost(Duration.ofSeconds(5)).until(() -> serverMicros() / 1000 > before + 2);
+            // The grant's time is at most the server's clock read after it: a hold of 1 ms from the
+            // grant is over once the clock is past that reading by more than 1 ms.
+            long afterGrant = serverMicros() / 1000;
+            await().atMost(Duration.ofSeconds(5)).until(() -> serverMicros() / 1000 > afterGrant + 1);
             assertThat(held.releaseAfter(Duration.ofMillis(1)))
                     .as("release after a hold")
                     .isTrue();
