@@ -167,23 +167,23 @@ public final class CycleCost {
         names.forEach(name -> out.append("---:|"));
         appendRow(out, "cycles / s", names, trials, trial -> trial.cycles() / (trial.nanos() / 1e9));
         appendRow(out, "µs per cycle", names, trials, trial -> trial.nanos() / 1e3 / trial.cycles());
-        appendRow(
-                out,
-                "server main-thread CPU µs",
-                names,
-                trials,
-                trial -> trial.serverCpuSeconds() * 1e6 / trial.cycles());
+        appendRow(out, "server main-thread CPU µs", names, trials, CycleCost::serverMicros);
         // The server's CPU split in two: the time INFO commandstats gives the commands the clients
         // sent (the scripts, whose time holds the commands they call), and the rest of the main
         // thread's time, where the server reads, parses and answers requests and the kernel moves
         // their bytes: the same two round trips for both contenders.
-        appendRow(out, "of which in the scripts (commandstats)", names, trials, trial -> scriptMicros(trial));
+        appendRow(
+                out,
+                "of which in the scripts (commandstats)",
+                names,
+                trials,
+                trial -> scripts(trial)[1] / trial.cycles());
         appendRow(
                 out,
                 "of which outside them (reading, parsing, replying, the kernel)",
                 names,
                 trials,
-                trial -> trial.serverCpuSeconds() * 1e6 / trial.cycles() - scriptMicros(trial));
+                trial -> serverMicros(trial) - scripts(trial)[1] / trial.cycles());
         appendRow(out, "client process CPU µs", names, trials, trial -> trial.clientCpuNanos() / 1e3 / trial.cycles());
         // Every command of both contenders runs inside a script, so what a script's line holds beyond
         // the commands it calls is the scripts' own cost: Lua, and handing each call over to Redis.
@@ -206,14 +206,22 @@ public final class CycleCost {
         return out.toString();
     }
 
-    /** Per cycle: the server µs {@code INFO commandstats} gives the scripts, the commands they call included. */
-    private static double scriptMicros(Trial trial) {
-        return trial.commands().getOrDefault("evalsha", new double[2])[1] / trial.cycles();
+    /** Per cycle: the server main thread's CPU µs. */
+    private static double serverMicros(Trial trial) {
+        return trial.serverCpuSeconds() * 1e6 / trial.cycles();
+    }
+
+    /**
+     * The scripts' {calls, µs} of a whole trial, as {@code INFO commandstats} gives them: their µs
+     * include the commands they call.
+     */
+    private static double[] scripts(Trial trial) {
+        return trial.commands().getOrDefault("evalsha", new double[2]);
     }
 
     /** Per cycle: scripts run, commands they called, and the scripts' µs beyond those commands' own. */
     private static double[] inScripts(Trial trial) {
-        double[] scripts = trial.commands().getOrDefault("evalsha", new double[2]);
+        double[] scripts = scripts(trial);
         double calls = 0;
         double usec = 0;
         for (Map.Entry<String, double[]> command : trial.commands().entrySet()) {

@@ -28,7 +28,17 @@ final class Provenance {
         if (main != BenchmarkMain.class) {
             command += " -Dexec.mainClass=" + main.getName();
         }
-        return arguments.length == 0 ? command : command + " \"-Dexec.args=" + String.join(" ", arguments) + "\"";
+        if (arguments.length == 0) {
+            return command;
+        }
+        // exec.args splits on spaces outside quotes: an argument with a space in it (--only=one key)
+        // is quoted, as it had to be given.
+        return command
+                + " \"-Dexec.args="
+                + java.util.Arrays.stream(arguments)
+                        .map(argument -> argument.matches(".*\\s.*") ? "'" + argument + "'" : argument)
+                        .collect(java.util.stream.Collectors.joining(" "))
+                + "\"";
     }
 
     /** Returns the header line, a blank line included, for a page written by {@code command}. */
